@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
+ *
+ * How an exit is detected: a backend opens a kernel handle that pins one
+ * process (so a reused pid can never be mistaken for it), tells which epoll
+ * events announce its next state, reads its state and its wait status, and
+ * closes it. Backends know nothing of GObject signals or main loops.
+ */
+
+#pragma once
+
+#include <glib.h>
+#include <signal.h>
+
+#include "procwatch-process.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  int fd;           /* pidfd or /proc/<pid> directory fd; -1 once closed */
+  GPid pid;         /* 0 when not known (pidfd of a reaped process) */
+  guint64 inode;    /* pidfs inode (Linux 6.9+): unique for the boot; 0 if unknown */
+} ProcwatchHandle;
+
+#define PROCWATCH_HANDLE_INIT { -1, 0, 0 }
+
+typedef struct _ProcwatchBackend ProcwatchBackend;
+
+struct _ProcwatchBackend
+{
+  const char *name;
+
+  /* Whether handle fds can be added to epoll; if not, every change of state
+   * is found by probing. */
+  gboolean handles_pollable;
+
+  /* Bounds of the probing backoff, in microseconds. */
+  gint64 probe_min_interval;
+  gint64 probe_max_interval;
+
+  gboolean              (*open_pid)     (const ProcwatchBackend *backend,
+                                         GPid                    pid,
+                                         ProcwatchHandle        *handle,
+                                         GError                **error);
+  gboolean              (*open_pidfd)   (const ProcwatchBackend *backend,
+                                         int                     pidfd,
+                                         ProcwatchHandle        *handle,
+                                         GError                **error);
+  /* The epoll events to wait for while the process is in @state (EPOLLHUP
+   * and EPOLLERR are always reported). */
+  guint32               (*events_for)   (const ProcwatchBackend *backend,
+                                         ProcwatchProcessState   state);
+  /* Whether leaving @state can only be noticed by probing, on a timer. */
+  gboolean              (*needs_probe)  (const ProcwatchBackend *backend,
+                                         ProcwatchProcessState   state);
+  /* The state given the epoll events @revents seen on the handle; with
+   * @revents 0 the backend looks for itself (a probe). */
+  ProcwatchProcessState (*read_state)   (const ProcwatchBackend *backend,
+                                         const ProcwatchHandle  *handle,
+                                         guint32                 revents);
+  /* The wait status, if the kernel tells it to us in @state. */
+  gboolean              (*read_status)  (const ProcwatchBackend *backend,
+                                         const ProcwatchHandle  *handle,
+                                         ProcwatchProcessState   state,
+                                         int                    *wait_status);
+};
+
+const ProcwatchBackend *procwatch_backend_get_default  (void);
+
+gboolean                procwatch_backend_same_process (const ProcwatchBackend *backend,
+                                                        const ProcwatchHandle  *older,
+                                                        const ProcwatchHandle  *newer);
+void                    procwatch_handle_close         (ProcwatchHandle        *handle);
+
+/* Helpers shared by the backends. */
+void                    procwatch_set_error_from_errno (GError                **error,
+                                                        int                     saved_errno,
+                                                        GPid                    pid,
+                                                        const char             *what);
+int                     procwatch_wait_status_from_siginfo (const siginfo_t *info);
+
+extern const ProcwatchBackend procwatch_backend_pidfd;
+
+gboolean                procwatch_backend_pidfd_probe  (void);
+
+G_END_DECLS

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
+ *
+ * Reading /proc files robustly: whole files read at once, fields found by
+ * name, no assumption about what a process may put in its name.
+ */
+
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+gssize   procwatch_proc_read_file_at     (int          dirfd,
+                                          const char  *path,
+                                          char        *buffer,
+                                          gsize        size);
+gboolean procwatch_proc_find_int_field   (const char  *text,
+                                          gsize        length,
+                                          const char  *name,
+                                          gint64      *value);
+gboolean procwatch_proc_read_fdinfo_pid  (int          fd,
+                                          GPid        *pid);
+gboolean procwatch_proc_read_tgid        (GPid         pid,
+                                          GPid        *tgid);
+
+G_END_DECLS

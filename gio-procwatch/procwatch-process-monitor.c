@@ -1,0 +1,969 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
+ */
+
+#include "config.h"
+
+#include "procwatch-backend.h"
+#include "procwatch-process-monitor.h"
+#include "procwatch-process-private.h"
+#include "procwatch-source.h"
+
+/**
+ * ProcwatchProcessMonitor:
+ *
+ * Tells when processes terminate and when they are reaped.
+ *
+ * A `ProcwatchProcessMonitor` watches any processes the caller can see, not
+ * only its own children. For each watched process it emits
+ * [signal@Procwatch.ProcessMonitor::exited] once the process has terminated
+ * and is a zombie, then [signal@Procwatch.ProcessMonitor::reaped] once its
+ * parent has collected it and its pid is free. Each signal is emitted exactly
+ * once per process, "exited" always first, even when the kernel reports both
+ * at the same time.
+ *
+ * Processes are identified by kernel handles (pidfds), not by pid numbers, so
+ * a pid that is reused after a reap is never taken for the process that had
+ * it before. [method@Procwatch.ProcessMonitor.watch_pidfd] closes the last
+ * gap: a pidfd refers to one process for its whole life.
+ *
+ * The monitor never reaps: it coexists with [func@GLib.child_watch_add],
+ * [class@Gio.Subprocess] and applications that call `waitpid()` themselves.
+ *
+ * All watched processes share one [struct@GLib.Source] with one epoll file
+ * descriptor, so an iteration of the main loop costs the same whether no
+ * process or ten thousand are watched.
+ *
+ * Signals are emitted, and asynchronous waits complete, in the thread-default
+ * main context of the thread that created the monitor (see
+ * [method@GLib.MainContext.push_thread_default]); never from inside a call
+ * to the monitor. A monitor is not thread-safe: use it from that thread.
+ */
+
+typedef struct _ProcwatchWatch ProcwatchWatch;
+
+struct _ProcwatchWatch
+{
+  ProcwatchHandle handle;
+  ProcwatchProcess *process;
+
+  /* An earlier process with the same pid that has been reaped, but whose
+   * reap we have not handled yet. */
+  ProcwatchWatch *older;
+
+  /* In the probe queue, for changes of state that raise no event. */
+  GSequenceIter *probe;
+  gint64 probe_due;
+  gint64 probe_interval;
+
+  GQueue waits;   /* GTask */
+
+  gboolean watched;
+};
+
+struct _ProcwatchProcessMonitor
+{
+  GObject parent_instance;
+
+  const ProcwatchBackend *backend;
+  GMainContext *context;
+  GSource *source;
+
+  /* GPid → the newest ProcwatchWatch with that pid; each watch in a chain
+   * holds a reference of its own, given up by drop_watch(). */
+  GHashTable *watches;
+
+  GSequence *probe_queue;
+
+  /* Shared with dispatches under way: false once the monitor is disposed. */
+  gboolean *alive;
+};
+
+enum {
+  PROP_0,
+  PROP_BACKEND,
+  N_PROPS
+};
+
+enum {
+  SIGNAL_EXITED,
+  SIGNAL_REAPED,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE (ProcwatchProcessMonitor, procwatch_process_monitor, G_TYPE_OBJECT)
+
+static void
+watch_clear (ProcwatchWatch *watch)
+{
+  procwatch_handle_close (&watch->handle);
+  g_clear_object (&watch->process);
+}
+
+static ProcwatchWatch *
+watch_ref (ProcwatchWatch *watch)
+{
+  return g_rc_box_acquire (watch);
+}
+
+static void
+watch_unref (ProcwatchWatch *watch)
+{
+  g_rc_box_release_full (watch, (GDestroyNotify) watch_clear);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProcwatchWatch, watch_unref)
+
+typedef struct
+{
+  ProcwatchWatch *watch;
+  GSource *cancelled_source;
+} WaitData;
+
+static void
+wait_data_free (WaitData *data)
+{
+  g_clear_pointer (&data->cancelled_source, g_source_unref);
+  watch_unref (data->watch);
+  g_free (data);
+}
+
+/* Takes the wait out of the cancellable's reach: its source holds the task. */
+static GTask *
+pop_wait (ProcwatchWatch *watch)
+{
+  GTask *task = g_queue_pop_head (&watch->waits);
+  WaitData *data;
+
+  if (task == NULL)
+    return NULL;
+
+  data = g_task_get_task_data (task);
+  if (data->cancelled_source != NULL)
+    g_source_destroy (data->cancelled_source);
+
+  return task;
+}
+
+static gboolean
+is_alive (gboolean *alive)
+{
+  return *alive;
+}
+
+/* The probe queue holds the watches whose next change of state raises no
+ * event. Each has its own backoff: probed soon after it entered its state,
+ * then less and less often. */
+
+static int
+compare_probe_due (gconstpointer a,
+                   gconstpointer b,
+                   gpointer      user_data)
+{
+  const ProcwatchWatch *watch_a = a;
+  const ProcwatchWatch *watch_b = b;
+
+  return (watch_a->probe_due > watch_b->probe_due) - (watch_a->probe_due < watch_b->probe_due);
+}
+
+static void
+update_probe_timer (ProcwatchProcessMonitor *self)
+{
+  GSequenceIter *first = g_sequence_get_begin_iter (self->probe_queue);
+  gint64 ready_time = -1;
+
+  if (!g_sequence_iter_is_end (first))
+    ready_time = ((ProcwatchWatch *) g_sequence_get (first))->probe_due;
+
+  procwatch_source_set_timer (self->source, ready_time);
+}
+
+static void
+unschedule_probe (ProcwatchProcessMonitor *self,
+                  ProcwatchWatch          *watch)
+{
+  if (watch->probe == NULL)
+    return;
+
+  g_sequence_remove (watch->probe);
+  watch->probe = NULL;
+  update_probe_timer (self);
+}
+
+static void
+schedule_probe (ProcwatchProcessMonitor *self,
+                ProcwatchWatch          *watch,
+                gboolean                 restart_backoff)
+{
+  if (restart_backoff || watch->probe_interval == 0)
+    watch->probe_interval = self->backend->probe_min_interval;
+  else
+    watch->probe_interval = MIN (watch->probe_interval * 2, self->backend->probe_max_interval);
+
+  if (watch->probe != NULL)
+    g_sequence_remove (watch->probe);
+
+  watch->probe_due = g_get_monotonic_time () + watch->probe_interval;
+  watch->probe = g_sequence_insert_sorted (self->probe_queue, watch, compare_probe_due, NULL);
+  update_probe_timer (self);
+}
+
+/* Waits for @state to be left: by an epoll event where the backend has one,
+ * by probing where it has not, or by probing where epoll refused the handle. */
+static void
+arm_watch (ProcwatchProcessMonitor *self,
+           ProcwatchWatch          *watch,
+           ProcwatchProcessState    state)
+{
+  const ProcwatchBackend *backend = self->backend;
+  gboolean needs_probe = backend->needs_probe (backend, state);
+
+  if (backend->handles_pollable &&
+      !procwatch_source_modify_handle (self->source, watch->handle.fd,
+                                       backend->events_for (backend, state), watch, NULL))
+    {
+      procwatch_source_remove_handle (self->source, watch->handle.fd);
+      needs_probe = TRUE;
+    }
+
+  if (needs_probe)
+    schedule_probe (self, watch, TRUE);
+  else
+    unschedule_probe (self, watch);
+}
+
+static void
+unlink_watch (ProcwatchProcessMonitor *self,
+              ProcwatchWatch          *watch)
+{
+  gpointer key = GINT_TO_POINTER (watch->handle.pid);
+  ProcwatchWatch *head = g_hash_table_lookup (self->watches, key);
+
+  if (head == watch)
+    {
+      if (watch->older != NULL)
+        g_hash_table_insert (self->watches, key, watch->older);
+      else
+        g_hash_table_remove (self->watches, key);
+    }
+  else
+    {
+      ProcwatchWatch *newer = head;
+
+      while (newer != NULL && newer->older != watch)
+        newer = newer->older;
+
+      g_assert (newer != NULL);
+      newer->older = watch->older;
+    }
+
+  watch->older = NULL;
+}
+
+static void
+fail_waits (ProcwatchWatch *watch,
+            const char     *reason)
+{
+  GTask *task;
+
+  while ((task = pop_wait (watch)) != NULL)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                               "Stopped waiting for process %d: %s",
+                               (int) watch->handle.pid, reason);
+      g_object_unref (task);
+    }
+}
+
+/* Stops watching: no event of @watch is handled after this, even one already
+ * taken from the kernel in the current batch. */
+static void
+drop_watch (ProcwatchProcessMonitor *self,
+            ProcwatchWatch          *watch,
+            const char              *reason)
+{
+  g_assert (watch->watched);
+
+  watch->watched = FALSE;
+  unlink_watch (self, watch);
+  unschedule_probe (self, watch);
+
+  if (self->backend->handles_pollable)
+    procwatch_source_remove_handle (self->source, watch->handle.fd);
+  procwatch_handle_close (&watch->handle);
+
+  fail_waits (watch, reason);
+  watch_unref (watch);
+}
+
+static gboolean
+emit (ProcwatchProcessMonitor *self,
+      gboolean                *alive,
+      guint                    signal_id,
+      ProcwatchProcess        *process)
+{
+  g_signal_emit (self, signals[signal_id], 0, process);
+  return is_alive (alive);
+}
+
+static gboolean
+set_state (ProcwatchProcess      *process,
+           gboolean              *alive,
+           ProcwatchProcessState  state)
+{
+  _procwatch_process_set_state (process, state);
+  return is_alive (alive);
+}
+
+static gboolean
+complete_waits (ProcwatchWatch *watch,
+                gboolean       *alive)
+{
+  GTask *task;
+
+  while (is_alive (alive) && (task = pop_wait (watch)) != NULL)
+    {
+      g_task_return_pointer (task, g_object_ref (watch->process), g_object_unref);
+      g_object_unref (task);
+    }
+
+  return is_alive (alive);
+}
+
+static void
+read_status (ProcwatchProcessMonitor *self,
+             ProcwatchWatch          *watch,
+             ProcwatchProcessState    state)
+{
+  int wait_status;
+
+  if (!procwatch_process_has_status (watch->process) &&
+      self->backend->read_status (self->backend, &watch->handle, state, &wait_status))
+    _procwatch_process_set_status (watch->process, wait_status);
+}
+
+/* Moves @watch forward to @state, emitting what lies on the way. Handlers may
+ * unwatch, watch more, or drop the last reference to the monitor: returns
+ * false in the last case, after which @self must not be touched. */
+static gboolean
+advance_watch (ProcwatchProcessMonitor *self,
+               gboolean                *alive,
+               ProcwatchWatch          *watch,
+               ProcwatchProcessState    state)
+{
+  ProcwatchProcess *process = watch->process;
+
+  if (!watch->watched || state <= procwatch_process_get_state (process))
+    return TRUE;
+
+  if (procwatch_process_get_state (process) == PROCWATCH_PROCESS_STATE_RUNNING)
+    {
+      read_status (self, watch, PROCWATCH_PROCESS_STATE_EXITED);
+      if (state == PROCWATCH_PROCESS_STATE_REAPED)
+        read_status (self, watch, PROCWATCH_PROCESS_STATE_REAPED);
+
+      if (state == PROCWATCH_PROCESS_STATE_EXITED)
+        arm_watch (self, watch, state);
+
+      if (!set_state (process, alive, PROCWATCH_PROCESS_STATE_EXITED) ||
+          !emit (self, alive, SIGNAL_EXITED, process) ||
+          !complete_waits (watch, alive))
+        return FALSE;
+
+      if (!watch->watched)
+        return TRUE;
+    }
+
+  if (state == PROCWATCH_PROCESS_STATE_REAPED)
+    {
+      read_status (self, watch, PROCWATCH_PROCESS_STATE_REAPED);
+
+      /* The watch goes first, so that handlers see the pid as free. */
+      drop_watch (self, watch, "the process was reaped");
+
+      if (!set_state (process, alive, PROCWATCH_PROCESS_STATE_REAPED) ||
+          !emit (self, alive, SIGNAL_REAPED, process))
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
+static void
+on_handles_ready (gpointer                  owner,
+                  const struct epoll_event *events,
+                  guint                     n_events)
+{
+  ProcwatchProcessMonitor *self = owner;
+  const ProcwatchBackend *backend = self->backend;
+  gboolean *alive = g_rc_box_acquire (self->alive);
+  ProcwatchWatch **batch = g_newa (ProcwatchWatch *, n_events);
+  guint i;
+
+  /* Pinned before any handler runs: one may unwatch a process whose event
+   * is further down this batch. */
+  for (i = 0; i < n_events; i++)
+    batch[i] = watch_ref (events[i].data.ptr);
+
+  for (i = 0; i < n_events && is_alive (alive); i++)
+    {
+      ProcwatchWatch *watch = batch[i];
+
+      if (watch->watched)
+        advance_watch (self, alive, watch,
+                       backend->read_state (backend, &watch->handle, events[i].events));
+    }
+
+  for (i = 0; i < n_events; i++)
+    watch_unref (batch[i]);
+
+  g_rc_box_release (alive);
+}
+
+static void
+on_probe_timer (gpointer owner)
+{
+  ProcwatchProcessMonitor *self = owner;
+  const ProcwatchBackend *backend = self->backend;
+  gboolean *alive = g_rc_box_acquire (self->alive);
+  g_autoptr(GPtrArray) due = g_ptr_array_new_with_free_func ((GDestroyNotify) watch_unref);
+  gint64 now = g_get_monotonic_time ();
+  GSequenceIter *iter;
+  guint i;
+
+  /* Taken out of the queue first: probing may reschedule them. */
+  while (!g_sequence_iter_is_end (iter = g_sequence_get_begin_iter (self->probe_queue)))
+    {
+      ProcwatchWatch *watch = g_sequence_get (iter);
+
+      if (watch->probe_due > now)
+        break;
+
+      g_sequence_remove (iter);
+      watch->probe = NULL;
+      g_ptr_array_add (due, watch_ref (watch));
+    }
+
+  for (i = 0; i < due->len && is_alive (alive); i++)
+    {
+      ProcwatchWatch *watch = g_ptr_array_index (due, i);
+      ProcwatchProcessState before;
+
+      if (!watch->watched)
+        continue;
+
+      before = procwatch_process_get_state (watch->process);
+      if (!advance_watch (self, alive, watch, backend->read_state (backend, &watch->handle, 0)))
+        break;
+
+      if (watch->watched && watch->probe == NULL &&
+          procwatch_process_get_state (watch->process) == before)
+        schedule_probe (self, watch, FALSE);
+    }
+
+  if (is_alive (alive))
+    update_probe_timer (self);
+
+  g_rc_box_release (alive);
+}
+
+static gboolean
+ensure_source (ProcwatchProcessMonitor  *self,
+               GError                  **error)
+{
+  if (self->backend == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                           "This kernel offers no way to watch processes (no pidfd)");
+      return FALSE;
+    }
+
+  if (self->source != NULL)
+    return TRUE;
+
+  self->source = procwatch_source_new (on_handles_ready, on_probe_timer, self, error);
+  if (self->source == NULL)
+    return FALSE;
+
+  g_source_attach (self->source, self->context);
+  return TRUE;
+}
+
+/* Takes @handle. Returns the watch of the process it refers to: an existing
+ * one if the process is watched already, else a new one. */
+static ProcwatchWatch *
+add_watch (ProcwatchProcessMonitor  *self,
+           ProcwatchHandle          *handle,
+           GError                  **error)
+{
+  const ProcwatchBackend *backend = self->backend;
+  gpointer key = GINT_TO_POINTER (handle->pid);
+  ProcwatchWatch *head = g_hash_table_lookup (self->watches, key);
+  ProcwatchWatch *watch;
+
+  for (watch = head; watch != NULL; watch = watch->older)
+    {
+      if (procwatch_backend_same_process (backend, &watch->handle, handle))
+        {
+          procwatch_handle_close (handle);
+          return watch;
+        }
+    }
+
+  watch = g_rc_box_new0 (ProcwatchWatch);
+  watch->handle = *handle;
+  g_queue_init (&watch->waits);
+
+  if (backend->handles_pollable &&
+      !procwatch_source_add_handle (self->source, handle->fd,
+                                    backend->events_for (backend, PROCWATCH_PROCESS_STATE_RUNNING),
+                                    watch, error))
+    {
+      g_prefix_error (error, "Cannot watch process %d: ", (int) handle->pid);
+      watch_unref (watch);
+      return NULL;
+    }
+
+  watch->process = _procwatch_process_new (handle->pid);
+  watch->watched = TRUE;
+  watch->older = head;
+  g_hash_table_insert (self->watches, key, watch);
+
+  if (backend->needs_probe (backend, PROCWATCH_PROCESS_STATE_RUNNING))
+    schedule_probe (self, watch, TRUE);
+
+  return watch;
+}
+
+static ProcwatchWatch *
+watch_pid (ProcwatchProcessMonitor  *self,
+           GPid                      pid,
+           GError                  **error)
+{
+  ProcwatchHandle handle = PROCWATCH_HANDLE_INIT;
+
+  if (pid <= 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "Cannot watch process %d: a process id must be positive", (int) pid);
+      return NULL;
+    }
+
+  if (!ensure_source (self, error) ||
+      !self->backend->open_pid (self->backend, pid, &handle, error))
+    return NULL;
+
+  return add_watch (self, &handle, error);
+}
+
+static void
+procwatch_process_monitor_dispose (GObject *object)
+{
+  ProcwatchProcessMonitor *self = PROCWATCH_PROCESS_MONITOR (object);
+  GHashTableIter iter;
+  gpointer value;
+
+  *self->alive = FALSE;
+
+  g_hash_table_iter_init (&iter, self->watches);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      ProcwatchWatch *watch = value;
+
+      g_hash_table_iter_steal (&iter);
+      while (watch != NULL)
+        {
+          ProcwatchWatch *older = watch->older;
+
+          watch->older = NULL;
+          watch->watched = FALSE;
+          if (watch->probe != NULL)
+            g_sequence_remove (watch->probe);
+          watch->probe = NULL;
+          procwatch_handle_close (&watch->handle);
+          fail_waits (watch, "the monitor was disposed");
+          watch_unref (watch);
+          watch = older;
+        }
+    }
+
+  if (self->source != NULL)
+    {
+      procwatch_source_disown (self->source);
+      g_clear_pointer (&self->source, g_source_unref);
+    }
+
+  G_OBJECT_CLASS (procwatch_process_monitor_parent_class)->dispose (object);
+}
+
+static void
+procwatch_process_monitor_finalize (GObject *object)
+{
+  ProcwatchProcessMonitor *self = PROCWATCH_PROCESS_MONITOR (object);
+
+  g_hash_table_unref (self->watches);
+  g_sequence_free (self->probe_queue);
+  g_main_context_unref (self->context);
+  g_rc_box_release (self->alive);
+
+  G_OBJECT_CLASS (procwatch_process_monitor_parent_class)->finalize (object);
+}
+
+static void
+procwatch_process_monitor_get_property (GObject    *object,
+                                        guint       prop_id,
+                                        GValue     *value,
+                                        GParamSpec *pspec)
+{
+  ProcwatchProcessMonitor *self = PROCWATCH_PROCESS_MONITOR (object);
+
+  switch (prop_id)
+    {
+    case PROP_BACKEND:
+      g_value_set_static_string (value, procwatch_process_monitor_get_backend (self));
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+procwatch_process_monitor_class_init (ProcwatchProcessMonitorClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = procwatch_process_monitor_dispose;
+  object_class->finalize = procwatch_process_monitor_finalize;
+  object_class->get_property = procwatch_process_monitor_get_property;
+
+  /**
+   * ProcwatchProcessMonitor:backend:
+   *
+   * The mechanism that detects exits on this kernel: "pidfd" when the
+   * kernel has pidfds (Linux 5.3 and newer), "none" when it offers no way
+   * to watch processes, in which case every watch fails with
+   * [error@Gio.IOErrorEnum.NOT_SUPPORTED].
+   */
+  properties[PROP_BACKEND] =
+    g_param_spec_string ("backend", NULL, NULL,
+                         NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * ProcwatchProcessMonitor::exited:
+   * @self: the monitor
+   * @process: (transfer none): the process that terminated
+   *
+   * Emitted once when a watched process has terminated. It is a zombie now:
+   * its pid is still taken until its parent reaps it.
+   *
+   * For a child of the calling process, the wait status is known from now
+   * on (see [method@Procwatch.Process.has_status]).
+   */
+  signals[SIGNAL_EXITED] =
+    g_signal_new ("exited",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0,
+                  NULL, NULL,
+                  NULL,
+                  G_TYPE_NONE, 1, PROCWATCH_TYPE_PROCESS);
+
+  /**
+   * ProcwatchProcessMonitor::reaped:
+   * @self: the monitor
+   * @process: (transfer none): the process that was reaped
+   *
+   * Emitted once when the parent of a watched process has collected it,
+   * always after [signal@Procwatch.ProcessMonitor::exited]. Its pid is free
+   * and may already belong to another process.
+   *
+   * The monitor stops watching the process before this signal; the
+   * process object stays valid for whoever holds a reference.
+   */
+  signals[SIGNAL_REAPED] =
+    g_signal_new ("reaped",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0,
+                  NULL, NULL,
+                  NULL,
+                  G_TYPE_NONE, 1, PROCWATCH_TYPE_PROCESS);
+}
+
+static void
+procwatch_process_monitor_init (ProcwatchProcessMonitor *self)
+{
+  self->backend = procwatch_backend_get_default ();
+  self->context = g_main_context_ref_thread_default ();
+  self->watches = g_hash_table_new (NULL, NULL);
+  self->probe_queue = g_sequence_new (NULL);
+  self->alive = g_rc_box_new (gboolean);
+  *self->alive = TRUE;
+}
+
+/**
+ * procwatch_process_monitor_new:
+ *
+ * Creates a monitor that delivers its signals in the thread-default main
+ * context of the calling thread.
+ *
+ * Returns: (transfer full): a new monitor
+ */
+ProcwatchProcessMonitor *
+procwatch_process_monitor_new (void)
+{
+  return g_object_new (PROCWATCH_TYPE_PROCESS_MONITOR, NULL);
+}
+
+/**
+ * procwatch_process_monitor_get_backend:
+ * @self: a monitor
+ *
+ * Gets the name of the mechanism that detects exits on this kernel.
+ *
+ * Returns: the value of [property@Procwatch.ProcessMonitor:backend]
+ */
+const char *
+procwatch_process_monitor_get_backend (ProcwatchProcessMonitor *self)
+{
+  g_return_val_if_fail (PROCWATCH_IS_PROCESS_MONITOR (self), NULL);
+
+  return self->backend != NULL ? self->backend->name : "none";
+}
+
+/**
+ * procwatch_process_monitor_watch_pid:
+ * @self: a monitor
+ * @pid: the id of a process
+ * @error: return location for an error
+ *
+ * Starts watching the process with the id @pid, which need not be a child of
+ * the caller. A process that has already terminated but not yet been reaped
+ * is watched too: [signal@Procwatch.ProcessMonitor::exited] follows from the
+ * main loop.
+ *
+ * If the process is watched already, the same [class@Procwatch.Process] is
+ * returned. A process that merely has the same pid as a reaped one is a
+ * different process, with an object of its own.
+ *
+ * Between the moment you learnt @pid and this call, the process may have
+ * been reaped and the pid reused; where you can get a pidfd instead, use
+ * [method@Procwatch.ProcessMonitor.watch_pidfd].
+ *
+ * Errors are in the [error@Gio.IOErrorEnum] domain:
+ * [error@Gio.IOErrorEnum.INVALID_ARGUMENT] for a pid that is not positive
+ * or is a thread rather than a process,
+ * [error@Gio.IOErrorEnum.NOT_FOUND] when no such process exists (any more),
+ * [error@Gio.IOErrorEnum.TOO_MANY_OPEN_FILES] when out of file
+ * descriptors. A failed call changes nothing.
+ *
+ * Returns: (transfer full): the watched process, or `NULL` on error
+ */
+ProcwatchProcess *
+procwatch_process_monitor_watch_pid (ProcwatchProcessMonitor  *self,
+                                     GPid                      pid,
+                                     GError                  **error)
+{
+  ProcwatchWatch *watch;
+
+  g_return_val_if_fail (PROCWATCH_IS_PROCESS_MONITOR (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  watch = watch_pid (self, pid, error);
+
+  return watch != NULL ? g_object_ref (watch->process) : NULL;
+}
+
+/**
+ * procwatch_process_monitor_watch_pidfd:
+ * @self: a monitor
+ * @pidfd: a pidfd, as from `pidfd_open()`, `clone3()` or a
+ *   [class@Gio.UnixFDList]
+ * @error: return location for an error
+ *
+ * Starts watching the process @pidfd refers to. This is free of the pid
+ * reuse race of [method@Procwatch.ProcessMonitor.watch_pid]: a pidfd refers
+ * to one process for its whole life.
+ *
+ * The monitor keeps a duplicate of @pidfd; the caller still owns @pidfd and
+ * may close it at once. A pidfd of a process that has already been reaped is
+ * accepted: both signals follow, with the status where the kernel keeps it.
+ *
+ * If the process is watched already, the same [class@Procwatch.Process] is
+ * returned.
+ *
+ * Errors are in the [error@Gio.IOErrorEnum] domain:
+ * [error@Gio.IOErrorEnum.INVALID_ARGUMENT] for a negative or closed file
+ * descriptor, one that is not a pidfd, or a pidfd of a thread;
+ * [error@Gio.IOErrorEnum.TOO_MANY_OPEN_FILES] when out of file
+ * descriptors. A failed call changes nothing.
+ *
+ * Returns: (transfer full): the watched process, or `NULL` on error
+ */
+ProcwatchProcess *
+procwatch_process_monitor_watch_pidfd (ProcwatchProcessMonitor  *self,
+                                       int                       pidfd,
+                                       GError                  **error)
+{
+  ProcwatchHandle handle = PROCWATCH_HANDLE_INIT;
+  ProcwatchWatch *watch;
+
+  g_return_val_if_fail (PROCWATCH_IS_PROCESS_MONITOR (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!ensure_source (self, error) ||
+      !self->backend->open_pidfd (self->backend, pidfd, &handle, error))
+    return NULL;
+
+  watch = add_watch (self, &handle, error);
+
+  return watch != NULL ? g_object_ref (watch->process) : NULL;
+}
+
+/**
+ * procwatch_process_monitor_unwatch:
+ * @self: a monitor
+ * @pid: the id of a watched process
+ *
+ * Stops watching the process with the id @pid. No signal is emitted for it
+ * afterwards, and pending waits on it fail with
+ * [error@Gio.IOErrorEnum.CANCELLED].
+ *
+ * Returns: true if the process was watched
+ */
+gboolean
+procwatch_process_monitor_unwatch (ProcwatchProcessMonitor *self,
+                                   GPid                     pid)
+{
+  ProcwatchWatch *watch;
+  gboolean was_watched = FALSE;
+
+  g_return_val_if_fail (PROCWATCH_IS_PROCESS_MONITOR (self), FALSE);
+
+  if (pid <= 0)
+    return FALSE;
+
+  /* Also any earlier process with this pid whose reap is still pending. */
+  while ((watch = g_hash_table_lookup (self->watches, GINT_TO_POINTER (pid))) != NULL)
+    {
+      drop_watch (self, watch, "the process was unwatched");
+      was_watched = TRUE;
+    }
+
+  return was_watched;
+}
+
+static gboolean
+on_wait_cancelled (GCancellable *cancellable,
+                   gpointer      user_data)
+{
+  GTask *task = user_data;
+  WaitData *data = g_task_get_task_data (task);
+
+  if (g_queue_remove (&data->watch->waits, task))
+    {
+      g_task_return_error_if_cancelled (task);
+      g_object_unref (task);
+    }
+
+  return G_SOURCE_REMOVE;
+}
+
+/**
+ * procwatch_process_monitor_wait_async:
+ * @self: a monitor
+ * @pid: the id of a process
+ * @cancellable: (nullable): a cancellable
+ * @callback: (scope async): the function to call when the process has exited
+ * @user_data: data for @callback
+ *
+ * Waits until the process with the id @pid has exited. If it is not watched
+ * yet, it becomes watched as with
+ * [method@Procwatch.ProcessMonitor.watch_pid], and stays so until it is
+ * reaped or unwatched. Several waits on one process all complete.
+ *
+ * The wait fails with [error@Gio.IOErrorEnum.CANCELLED] when @cancellable is
+ * cancelled or the process is unwatched, and with the errors of
+ * [method@Procwatch.ProcessMonitor.watch_pid] when the process cannot be
+ * watched.
+ */
+void
+procwatch_process_monitor_wait_async (ProcwatchProcessMonitor *self,
+                                      GPid                     pid,
+                                      GCancellable            *cancellable,
+                                      GAsyncReadyCallback      callback,
+                                      gpointer                 user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GError) error = NULL;
+  ProcwatchWatch *watch;
+  WaitData *data;
+
+  g_return_if_fail (PROCWATCH_IS_PROCESS_MONITOR (self));
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, procwatch_process_monitor_wait_async);
+  g_task_set_name (task, "[gio-procwatch] wait");
+
+  if (g_task_return_error_if_cancelled (task))
+    return;
+
+  watch = watch_pid (self, pid, &error);
+  if (watch == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  if (procwatch_process_get_state (watch->process) != PROCWATCH_PROCESS_STATE_RUNNING)
+    {
+      g_task_return_pointer (task, g_object_ref (watch->process), g_object_unref);
+      return;
+    }
+
+  data = g_new0 (WaitData, 1);
+  data->watch = watch_ref (watch);
+  g_task_set_task_data (task, data, (GDestroyNotify) wait_data_free);
+
+  if (cancellable != NULL)
+    {
+      data->cancelled_source = g_cancellable_source_new (cancellable);
+      g_task_attach_source (task, data->cancelled_source, G_SOURCE_FUNC (on_wait_cancelled));
+    }
+
+  g_queue_push_tail (&watch->waits, g_steal_pointer (&task));
+}
+
+/**
+ * procwatch_process_monitor_wait_finish:
+ * @self: a monitor
+ * @result: the result passed to the callback
+ * @error: return location for an error
+ *
+ * Finishes a wait started with
+ * [method@Procwatch.ProcessMonitor.wait_async].
+ *
+ * Returns: (transfer full): the process, which has exited, or `NULL` on
+ *   error
+ */
+ProcwatchProcess *
+procwatch_process_monitor_wait_finish (ProcwatchProcessMonitor  *self,
+                                       GAsyncResult             *result,
+                                       GError                  **error)
+{
+  g_return_val_if_fail (PROCWATCH_IS_PROCESS_MONITOR (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) ==
+                        procwatch_process_monitor_wait_async, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
+ */
+
+#pragma once
+
+#if !defined(PROCWATCH_INSIDE) && !defined(PROCWATCH_COMPILATION)
+# error "Only <gio-procwatch/procwatch.h> can be included directly."
+#endif
+
+#include <gio/gio.h>
+
+#include "procwatch-version.h"
+#include "procwatch-process.h"
+
+G_BEGIN_DECLS
+
+#define PROCWATCH_TYPE_PROCESS_MONITOR (procwatch_process_monitor_get_type ())
+
+PROCWATCH_AVAILABLE_IN_ALL
+G_DECLARE_FINAL_TYPE (ProcwatchProcessMonitor, procwatch_process_monitor,
+                      PROCWATCH, PROCESS_MONITOR, GObject)
+
+PROCWATCH_AVAILABLE_IN_ALL
+ProcwatchProcessMonitor *procwatch_process_monitor_new         (void);
+PROCWATCH_AVAILABLE_IN_ALL
+const char              *procwatch_process_monitor_get_backend (ProcwatchProcessMonitor  *self);
+PROCWATCH_AVAILABLE_IN_ALL
+ProcwatchProcess        *procwatch_process_monitor_watch_pid   (ProcwatchProcessMonitor  *self,
+                                                                GPid                      pid,
+                                                                GError                  **error);
+PROCWATCH_AVAILABLE_IN_ALL
+ProcwatchProcess        *procwatch_process_monitor_watch_pidfd (ProcwatchProcessMonitor  *self,
+                                                                int                       pidfd,
+                                                                GError                  **error);
+PROCWATCH_AVAILABLE_IN_ALL
+gboolean                 procwatch_process_monitor_unwatch     (ProcwatchProcessMonitor  *self,
+                                                                GPid                      pid);
+PROCWATCH_AVAILABLE_IN_ALL
+void                     procwatch_process_monitor_wait_async  (ProcwatchProcessMonitor  *self,
+                                                                GPid                      pid,
+                                                                GCancellable             *cancellable,
+                                                                GAsyncReadyCallback       callback,
+                                                                gpointer                  user_data);
+PROCWATCH_AVAILABLE_IN_ALL
+ProcwatchProcess        *procwatch_process_monitor_wait_finish (ProcwatchProcessMonitor  *self,
+                                                                GAsyncResult             *result,
+                                                                GError                  **error);
+
+G_END_DECLS

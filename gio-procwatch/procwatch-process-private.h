@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
+ */
+
+#pragma once
+
+#include "procwatch-process.h"
+
+G_BEGIN_DECLS
+
+ProcwatchProcess *_procwatch_process_new        (GPid                  pid);
+void              _procwatch_process_set_state  (ProcwatchProcess     *self,
+                                                 ProcwatchProcessState state);
+void              _procwatch_process_set_status (ProcwatchProcess     *self,
+                                                 int                   wait_status);
+
+G_END_DECLS

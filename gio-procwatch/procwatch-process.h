@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
+ */
+
+#pragma once
+
+#if !defined(PROCWATCH_INSIDE) && !defined(PROCWATCH_COMPILATION)
+# error "Only <gio-procwatch/procwatch.h> can be included directly."
+#endif
+
+#include <glib-object.h>
+
+#include "procwatch-version.h"
+
+G_BEGIN_DECLS
+
+/**
+ * ProcwatchProcessState:
+ * @PROCWATCH_PROCESS_STATE_RUNNING: the process has not terminated yet
+ * @PROCWATCH_PROCESS_STATE_EXITED: the process has terminated and is a zombie
+ *   waiting for its parent to collect it
+ * @PROCWATCH_PROCESS_STATE_REAPED: the parent has collected the process; its
+ *   pid is free and may already belong to another process
+ *
+ * The life stages of a watched process, in the order they happen.
+ */
+typedef enum
+{
+  PROCWATCH_PROCESS_STATE_RUNNING,
+  PROCWATCH_PROCESS_STATE_EXITED,
+  PROCWATCH_PROCESS_STATE_REAPED,
+} ProcwatchProcessState;
+
+#define PROCWATCH_TYPE_PROCESS (procwatch_process_get_type ())
+
+PROCWATCH_AVAILABLE_IN_ALL
+G_DECLARE_FINAL_TYPE (ProcwatchProcess, procwatch_process, PROCWATCH, PROCESS, GObject)
+
+PROCWATCH_AVAILABLE_IN_ALL
+GPid                  procwatch_process_get_pid         (ProcwatchProcess *self);
+PROCWATCH_AVAILABLE_IN_ALL
+ProcwatchProcessState procwatch_process_get_state       (ProcwatchProcess *self);
+PROCWATCH_AVAILABLE_IN_ALL
+gboolean              procwatch_process_has_status      (ProcwatchProcess *self);
+PROCWATCH_AVAILABLE_IN_ALL
+int                   procwatch_process_get_status      (ProcwatchProcess *self);
+PROCWATCH_AVAILABLE_IN_ALL
+gboolean              procwatch_process_get_if_exited   (ProcwatchProcess *self);
+PROCWATCH_AVAILABLE_IN_ALL
+int                   procwatch_process_get_exit_status (ProcwatchProcess *self);
+PROCWATCH_AVAILABLE_IN_ALL
+gboolean              procwatch_process_get_if_signaled (ProcwatchProcess *self);
+PROCWATCH_AVAILABLE_IN_ALL
+int                   procwatch_process_get_term_sig    (ProcwatchProcess *self);
+
+G_END_DECLS

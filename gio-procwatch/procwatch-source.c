@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+#include <gio/gio.h>
+
+#include "procwatch-source.h"
+
+/* Handles taken from the kernel per dispatch; more wait for the next
+ * iteration, so one burst cannot starve the rest of the main loop. */
+#define READY_BATCH 256
+
+typedef struct
+{
+  GSource parent;
+
+  int epoll_fd;
+  gpointer epoll_tag;
+
+  ProcwatchSourceReadyFunc ready_func;
+  ProcwatchSourceTimerFunc timer_func;
+  gpointer owner;
+
+  struct epoll_event ready[READY_BATCH];
+} ProcwatchSource;
+
+static gboolean
+procwatch_source_dispatch (GSource     *source,
+                           GSourceFunc  callback,
+                           gpointer     user_data)
+{
+  ProcwatchSource *self = (ProcwatchSource *) source;
+  gint64 ready_time = g_source_get_ready_time (source);
+
+  if (self->owner != NULL &&
+      ready_time >= 0 && g_source_get_time (source) >= ready_time)
+    {
+      g_source_set_ready_time (source, -1);
+      self->timer_func (self->owner);
+    }
+
+  if (self->owner != NULL &&
+      g_source_query_unix_fd (source, self->epoll_tag) & G_IO_IN)
+    {
+      int n;
+
+      do
+        n = epoll_wait (self->epoll_fd, self->ready, READY_BATCH, 0);
+      while (n < 0 && errno == EINTR);
+
+      if (n > 0)
+        self->ready_func (self->owner, self->ready, n);
+    }
+
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+procwatch_source_finalize (GSource *source)
+{
+  ProcwatchSource *self = (ProcwatchSource *) source;
+
+  if (self->epoll_fd >= 0)
+    close (self->epoll_fd);
+}
+
+static GSourceFuncs procwatch_source_funcs = {
+  .dispatch = procwatch_source_dispatch,
+  .finalize = procwatch_source_finalize,
+};
+
+GSource *
+procwatch_source_new (ProcwatchSourceReadyFunc   ready_func,
+                      ProcwatchSourceTimerFunc   timer_func,
+                      gpointer                   owner,
+                      GError                   **error)
+{
+  ProcwatchSource *self;
+  int epoll_fd;
+
+  epoll_fd = epoll_create1 (EPOLL_CLOEXEC);
+  if (epoll_fd < 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   "Cannot create an epoll instance: %s", g_strerror (saved_errno));
+      return NULL;
+    }
+
+  self = (ProcwatchSource *) g_source_new (&procwatch_source_funcs, sizeof *self);
+  g_source_set_static_name ((GSource *) self, "[gio-procwatch] process monitor");
+
+  self->epoll_fd = epoll_fd;
+  self->epoll_tag = g_source_add_unix_fd ((GSource *) self, epoll_fd, G_IO_IN);
+  self->ready_func = ready_func;
+  self->timer_func = timer_func;
+  self->owner = owner;
+
+  return (GSource *) self;
+}
+
+/* The owner is going away: it must never be called again, also not by a
+ * dispatch that is under way further up the stack. */
+void
+procwatch_source_disown (GSource *source)
+{
+  ProcwatchSource *self = (ProcwatchSource *) source;
+
+  self->owner = NULL;
+  g_source_destroy (source);
+}
+
+static gboolean
+control (ProcwatchSource  *self,
+         int               op,
+         int               fd,
+         guint32           events,
+         gpointer          data,
+         GError          **error)
+{
+  struct epoll_event event = { .events = events, .data.ptr = data };
+
+  if (epoll_ctl (self->epoll_fd, op, fd, &event) == 0)
+    return TRUE;
+
+  if (error != NULL)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_IO_ERROR,
+                   saved_errno == ENOSPC ? G_IO_ERROR_TOO_MANY_OPEN_FILES
+                                         : g_io_error_from_errno (saved_errno),
+                   "Cannot add a process handle to the epoll set: %s",
+                   g_strerror (saved_errno));
+    }
+
+  return FALSE;
+}
+
+gboolean
+procwatch_source_add_handle (GSource  *source,
+                             int       fd,
+                             guint32   events,
+                             gpointer  data,
+                             GError  **error)
+{
+  return control ((ProcwatchSource *) source, EPOLL_CTL_ADD, fd, events, data, error);
+}
+
+gboolean
+procwatch_source_modify_handle (GSource  *source,
+                                int       fd,
+                                guint32   events,
+                                gpointer  data,
+                                GError  **error)
+{
+  return control ((ProcwatchSource *) source, EPOLL_CTL_MOD, fd, events, data, error);
+}
+
+/* Events of @fd already taken in the current batch are still handed over:
+ * the owner must recognise handles it has stopped watching. */
+void
+procwatch_source_remove_handle (GSource *source,
+                                int      fd)
+{
+  control ((ProcwatchSource *) source, EPOLL_CTL_DEL, fd, 0, NULL, NULL);
+}
+
+/* Wakes the owner's timer_func at @ready_time (monotonic, in microseconds),
+ * or never with -1. */
+void
+procwatch_source_set_timer (GSource *source,
+                            gint64   ready_time)
+{
+  g_source_set_ready_time (source, ready_time);
+}

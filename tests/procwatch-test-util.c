@@ -1,0 +1,535 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
+ */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "procwatch-test-util.h"
+
+#define TEST_DEADLINE_SECONDS 60
+
+struct _TestProcess
+{
+  TestProcessKind kind;
+  GPid pid;            /* the target */
+  GPid parent_pid;     /* the intermediate parent, or 0 */
+  int control_fd;      /* test → target: exit code byte, or EOF */
+  int reap_fd;         /* test → intermediate parent: reap now */
+  int report_fd;       /* intermediate parent → test: target pid, then status */
+  gboolean reaped;
+};
+
+static void
+write_all (int         fd,
+           const void *data,
+           gsize       size)
+{
+  const char *p = data;
+
+  while (size > 0)
+    {
+      gssize n = write (fd, p, size);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        _exit (101);
+      p += n;
+      size -= n;
+    }
+}
+
+static gboolean
+read_all (int    fd,
+          void  *data,
+          gsize  size)
+{
+  char *p = data;
+
+  while (size > 0)
+    {
+      gssize n = read (fd, p, size);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return FALSE;
+      p += n;
+      size -= n;
+    }
+
+  return TRUE;
+}
+
+/* Runs in a forked process: only async-signal-safe calls. */
+/* Dies with its parent, and keeps off the test's output, so that a failed
+ * test leaves nothing running that would hold the test runner's pipes. */
+static void
+detach_from_test (pid_t parent)
+{
+  int null_fd;
+
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid () != parent)
+    _exit (104);
+
+  null_fd = open ("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null_fd >= 0)
+    {
+      dup2 (null_fd, STDOUT_FILENO);
+      dup2 (null_fd, STDERR_FILENO);
+      close (null_fd);
+    }
+}
+
+/* Closes every fd above stderr but @keep (ascending), so that no forked
+ * process holds on to pipe ends that belong to other test processes. */
+static void
+keep_only_fds (const int *keep,
+               int        n_keep)
+{
+  unsigned int next = 3;
+  int i;
+
+  for (i = 0; i < n_keep; i++)
+    {
+      if ((unsigned int) keep[i] > next)
+        syscall (SYS_close_range, next, (unsigned int) keep[i] - 1, 0);
+      next = keep[i] + 1;
+    }
+
+  syscall (SYS_close_range, next, ~0U, 0);
+}
+
+static int
+compare_ints (const void *a,
+              const void *b)
+{
+  return *(const int *) a - *(const int *) b;
+}
+
+G_GNUC_NORETURN static void
+run_target (int control_fd)
+{
+  unsigned char code = 0;
+
+  keep_only_fds (&control_fd, 1);
+
+  if (!read_all (control_fd, &code, 1))
+    _exit (0);
+
+  _exit (code);
+}
+
+G_GNUC_NORETURN static void
+run_intermediate_parent (int      control_read,
+                         int      reap_read,
+                         int      report_write,
+                         gboolean autoreap)
+{
+  pid_t parent = getpid ();
+  pid_t target;
+  char command;
+  int status = 0;
+  int keep[3] = { control_read, reap_read, report_write };
+
+  qsort (keep, 3, sizeof (int), compare_ints);
+  keep_only_fds (keep, 3);
+
+  if (autoreap)
+    signal (SIGCHLD, SIG_IGN);
+
+  target = fork ();
+  if (target < 0)
+    _exit (102);
+  if (target == 0)
+    {
+      detach_from_test (parent);
+      run_target (control_read);
+    }
+
+  close (control_read);
+  write_all (report_write, &target, sizeof target);
+
+  if (!read_all (reap_read, &command, 1))
+    {
+      kill (target, SIGKILL);
+      command = 'r';
+    }
+
+  if (!autoreap)
+    {
+      while (waitpid (target, &status, 0) < 0)
+        if (errno != EINTR)
+          _exit (103);
+    }
+
+  write_all (report_write, &status, sizeof status);
+  _exit (0);
+}
+
+TestProcess *
+test_process_spawn (TestProcessKind kind)
+{
+  TestProcess *self = g_new0 (TestProcess, 1);
+  pid_t self_pid = getpid ();
+  int control[2];
+  int reap[2];
+  int report[2];
+  pid_t pid;
+
+  self->kind = kind;
+  self->reap_fd = -1;
+  self->report_fd = -1;
+
+  g_assert_no_errno (pipe2 (control, O_CLOEXEC));
+
+  if (kind == TEST_PROCESS_CHILD)
+    {
+      pid = fork ();
+      g_assert_cmpint (pid, >=, 0);
+      if (pid == 0)
+        {
+          detach_from_test (self_pid);
+          run_target (control[0]);
+        }
+
+      self->pid = pid;
+    }
+  else
+    {
+      g_assert_no_errno (pipe2 (reap, O_CLOEXEC));
+      g_assert_no_errno (pipe2 (report, O_CLOEXEC));
+
+      pid = fork ();
+      g_assert_cmpint (pid, >=, 0);
+      if (pid == 0)
+        detach_from_test (self_pid);
+      if (pid == 0)
+        run_intermediate_parent (control[0], reap[0], report[1],
+                                 kind == TEST_PROCESS_GRANDCHILD_AUTOREAP);
+
+      close (reap[0]);
+      close (report[1]);
+      self->parent_pid = pid;
+      self->reap_fd = reap[1];
+      self->report_fd = report[0];
+      g_assert_true (read_all (self->report_fd, &self->pid, sizeof self->pid));
+    }
+
+  close (control[0]);
+  self->control_fd = control[1];
+
+  return self;
+}
+
+GPid
+test_process_get_pid (TestProcess *self)
+{
+  return self->pid;
+}
+
+void
+test_process_exit (TestProcess *self,
+                   int          code)
+{
+  unsigned char byte = code;
+
+  g_assert_cmpint (write (self->control_fd, &byte, 1), ==, 1);
+}
+
+void
+test_process_kill (TestProcess *self,
+                   int          sig)
+{
+  g_assert_no_errno (kill (self->pid, sig));
+}
+
+/* Until the target is a zombie (or gone, for the auto-reaped kind). */
+void
+test_process_await_exit (TestProcess *self)
+{
+  struct pollfd pfd;
+  int pidfd;
+
+  pidfd = (int) syscall (SYS_pidfd_open, self->pid, 0);
+  if (pidfd < 0)
+    {
+      g_assert_cmpint (errno, ==, ESRCH);
+      return;
+    }
+
+  pfd.fd = pidfd;
+  pfd.events = POLLIN;
+  g_assert_cmpint (poll (&pfd, 1, TEST_DEADLINE_SECONDS * 1000), ==, 1);
+  close (pidfd);
+}
+
+/* Reaps the target and returns its wait status. */
+int
+test_process_reap (TestProcess *self)
+{
+  int status = 0;
+
+  g_assert_false (self->reaped);
+  self->reaped = TRUE;
+
+  if (self->kind == TEST_PROCESS_CHILD)
+    {
+      g_assert_cmpint (waitpid (self->pid, &status, 0), ==, self->pid);
+      return status;
+    }
+
+  g_assert_cmpint (write (self->reap_fd, "r", 1), ==, 1);
+  g_assert_true (read_all (self->report_fd, &status, sizeof status));
+  g_assert_cmpint (waitpid (self->parent_pid, NULL, 0), ==, self->parent_pid);
+
+  return status;
+}
+
+void
+test_process_free (TestProcess *self)
+{
+  if (!self->reaped)
+    {
+      kill (self->pid, SIGKILL);
+      if (self->kind == TEST_PROCESS_CHILD)
+        {
+          waitpid (self->pid, NULL, 0);
+        }
+      else
+        {
+          close (self->reap_fd);
+          self->reap_fd = -1;
+          waitpid (self->parent_pid, NULL, 0);
+        }
+    }
+
+  close (self->control_fd);
+  if (self->reap_fd >= 0)
+    close (self->reap_fd);
+  if (self->report_fd >= 0)
+    close (self->report_fd);
+  g_free (self);
+}
+
+static gboolean
+on_deadline (gpointer user_data)
+{
+  g_error ("Timed out after %d s waiting for an event", TEST_DEADLINE_SECONDS);
+  return G_SOURCE_REMOVE;
+}
+
+void
+test_run_until (GMainContext   *context,
+                const gboolean *flag)
+{
+  GSource *deadline = g_timeout_source_new_seconds (TEST_DEADLINE_SECONDS);
+
+  g_source_set_callback (deadline, on_deadline, NULL, NULL);
+  g_source_attach (deadline, context);
+
+  while (!*flag)
+    g_main_context_iteration (context, TRUE);
+
+  g_source_destroy (deadline);
+  g_source_unref (deadline);
+}
+
+void
+test_run_until_count (GMainContext *context,
+                      const guint  *counter,
+                      guint         target)
+{
+  GSource *deadline = g_timeout_source_new_seconds (TEST_DEADLINE_SECONDS);
+
+  g_source_set_callback (deadline, on_deadline, NULL, NULL);
+  g_source_attach (deadline, context);
+
+  while (*counter < target)
+    g_main_context_iteration (context, TRUE);
+
+  g_source_destroy (deadline);
+  g_source_unref (deadline);
+}
+
+void
+test_drain_context (GMainContext *context)
+{
+  while (g_main_context_iteration (context, FALSE))
+    ;
+}
+
+guint
+test_count_open_fds (void)
+{
+  DIR *dir = opendir ("/proc/self/fd");
+  struct dirent *entry;
+  guint count = 0;
+
+  g_assert_nonnull (dir);
+  while ((entry = readdir (dir)) != NULL)
+    if (entry->d_name[0] != '.')
+      count++;
+  closedir (dir);
+
+  return count - 1;   /* the directory's own fd */
+}
+
+static void
+record (TestRecorder          *recorder,
+        ProcwatchProcess      *process,
+        ProcwatchProcessState  state)
+{
+  TestEvent event = { 0 };
+
+  event.pid = procwatch_process_get_pid (process);
+  event.process = g_object_ref (process);
+  event.state = state;
+  event.had_status = procwatch_process_has_status (process);
+  event.status = event.had_status ? procwatch_process_get_status (process) : 0;
+  event.thread = g_thread_self ();
+
+  /* The object's state is already the one the signal announces. */
+  g_assert_cmpint (procwatch_process_get_state (process), ==, state);
+
+  g_array_append_val (recorder->events, event);
+}
+
+static void
+on_exited (ProcwatchProcessMonitor *monitor,
+           ProcwatchProcess        *process,
+           TestRecorder            *recorder)
+{
+  g_assert_cmpuint (test_recorder_count (recorder, procwatch_process_get_pid (process),
+                                         PROCWATCH_PROCESS_STATE_REAPED), ==, 0);
+  record (recorder, process, PROCWATCH_PROCESS_STATE_EXITED);
+  recorder->n_exited++;
+}
+
+static void
+on_reaped (ProcwatchProcessMonitor *monitor,
+           ProcwatchProcess        *process,
+           TestRecorder            *recorder)
+{
+  record (recorder, process, PROCWATCH_PROCESS_STATE_REAPED);
+  recorder->n_reaped++;
+}
+
+static void
+clear_event (TestEvent *event)
+{
+  g_clear_object (&event->process);
+}
+
+TestRecorder *
+test_recorder_new (ProcwatchProcessMonitor *monitor)
+{
+  TestRecorder *recorder = g_new0 (TestRecorder, 1);
+
+  recorder->monitor = monitor;
+  recorder->events = g_array_new (FALSE, TRUE, sizeof (TestEvent));
+  g_array_set_clear_func (recorder->events, (GDestroyNotify) clear_event);
+  g_signal_connect (monitor, "exited", G_CALLBACK (on_exited), recorder);
+  g_signal_connect (monitor, "reaped", G_CALLBACK (on_reaped), recorder);
+
+  return recorder;
+}
+
+void
+test_recorder_free (TestRecorder *recorder)
+{
+  if (recorder->monitor != NULL)
+    g_signal_handlers_disconnect_by_data (recorder->monitor, recorder);
+  g_array_unref (recorder->events);
+  g_free (recorder);
+}
+
+guint
+test_recorder_count (TestRecorder          *recorder,
+                     GPid                   pid,
+                     ProcwatchProcessState  state)
+{
+  guint count = 0;
+  guint i;
+
+  for (i = 0; i < recorder->events->len; i++)
+    {
+      TestEvent *event = &g_array_index (recorder->events, TestEvent, i);
+
+      if (event->pid == pid && event->state == state)
+        count++;
+    }
+
+  return count;
+}
+
+TestEvent *
+test_recorder_find (TestRecorder          *recorder,
+                    GPid                   pid,
+                    ProcwatchProcessState  state)
+{
+  guint i;
+
+  for (i = 0; i < recorder->events->len; i++)
+    {
+      TestEvent *event = &g_array_index (recorder->events, TestEvent, i);
+
+      if (event->pid == pid && event->state == state)
+        return event;
+    }
+
+  return NULL;
+}
+
+void
+test_init (int    *argc,
+           char ***argv)
+{
+  g_test_init (argc, argv, NULL);
+
+  /* Orphans of a failed test stay our zombies instead of going to pid 1. */
+  g_assert_no_errno (prctl (PR_SET_CHILD_SUBREAPER, 1));
+}
+
+gboolean
+test_kernel_keeps_exit_status (void)
+{
+  struct
+  {
+    guint64 mask;
+    guint64 cgroupid;
+    guint32 ids[11];
+    gint32 exit_code;
+  } info;
+  int pidfd;
+  pid_t pid;
+  int ret;
+
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    _exit (42);
+
+  pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+  g_assert_cmpint (pidfd, >=, 0);
+  g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+
+  memset (&info, 0, sizeof info);
+  info.mask = 1 << 3;
+  ret = ioctl (pidfd, _IOWR (0xFF, 11, info), &info);
+  close (pidfd);
+
+  return ret == 0 && (info.mask & (1 << 3)) != 0 && info.exit_code == 42 << 8;
+}

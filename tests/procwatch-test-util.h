@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
+ *
+ * Real processes whose exit and reaping a test controls, as a child of the
+ * test or as a grandchild held by an intermediate parent.
+ */
+
+#pragma once
+
+#include <gio-procwatch/procwatch.h>
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  TEST_PROCESS_CHILD,
+  TEST_PROCESS_GRANDCHILD,
+  /* A grandchild whose parent ignores SIGCHLD: reaped by the kernel at exit. */
+  TEST_PROCESS_GRANDCHILD_AUTOREAP,
+} TestProcessKind;
+
+typedef struct _TestProcess TestProcess;
+
+TestProcess *test_process_spawn        (TestProcessKind  kind);
+GPid         test_process_get_pid      (TestProcess     *process);
+void         test_process_exit         (TestProcess     *process,
+                                        int              code);
+void         test_process_kill         (TestProcess     *process,
+                                        int              sig);
+void         test_process_await_exit   (TestProcess     *process);
+int          test_process_reap         (TestProcess     *process);
+void         test_process_free         (TestProcess     *process);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TestProcess, test_process_free)
+
+/* Iterates @context until *@flag becomes true; fails the test after a
+ * generous deadline instead of hanging. */
+void         test_run_until            (GMainContext    *context,
+                                        const gboolean  *flag);
+void         test_run_until_count      (GMainContext    *context,
+                                        const guint     *counter,
+                                        guint            target);
+/* Dispatches everything that is ready now, without blocking. */
+void         test_drain_context        (GMainContext    *context);
+
+guint        test_count_open_fds       (void);
+
+/* Records every signal of a monitor, in order. */
+typedef struct
+{
+  GPid pid;
+  ProcwatchProcess *process;
+  ProcwatchProcessState state;   /* "exited" or "reaped" */
+  gboolean had_status;
+  int status;
+  GThread *thread;
+} TestEvent;
+
+typedef struct
+{
+  ProcwatchProcessMonitor *monitor;
+  GArray *events;   /* TestEvent */
+  guint n_exited;
+  guint n_reaped;
+} TestRecorder;
+
+TestRecorder *test_recorder_new           (ProcwatchProcessMonitor *monitor);
+void          test_recorder_free          (TestRecorder            *recorder);
+guint         test_recorder_count         (TestRecorder            *recorder,
+                                           GPid                     pid,
+                                           ProcwatchProcessState    state);
+TestEvent    *test_recorder_find          (TestRecorder            *recorder,
+                                           GPid                     pid,
+                                           ProcwatchProcessState    state);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TestRecorder, test_recorder_free)
+
+void          test_init                   (int                     *argc,
+                                           char                  ***argv);
+
+G_END_DECLS
+
+G_BEGIN_DECLS
+/* Whether the kernel keeps the exit status of reaped non-children
+ * (PIDFD_INFO_EXIT, Linux 6.15+), found out by trying it. */
+gboolean      test_kernel_keeps_exit_status (void);
+G_END_DECLS
