@@ -79,8 +79,8 @@ probe_reap_raises_hup (gboolean *answered)
   return ret == 1 && (pfd.revents & POLLHUP) != 0;
 }
 
-gboolean
-procwatch_backend_pidfd_probe (void)
+static gboolean
+pidfd_probe (GError **error)
 {
   const char *debug = g_getenv ("PROCWATCH_DEBUG");
   gboolean answered = FALSE;
@@ -88,7 +88,13 @@ procwatch_backend_pidfd_probe (void)
 
   fd = procwatch_pidfd_open (getpid (), 0);
   if (fd < 0)
-    return FALSE;
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "pidfd_open() fails: %s", g_strerror (saved_errno));
+      return FALSE;
+    }
 
   pidfs_present = fd_is_on_pidfs (fd);
   close (fd);
@@ -144,23 +150,18 @@ pidfd_open_pid (const ProcwatchBackend  *backend,
   saved_errno = errno;
 
   /* A thread that does not lead its thread group: ENOENT since Linux 6.9,
-   * EINVAL before. */
+   * EINVAL before. It is watched through a thread pidfd (Linux 6.9+). */
   if (saved_errno == ENOENT || saved_errno == EINVAL)
     {
       fd = procwatch_pidfd_open (pid, PIDFD_THREAD);
       if (fd >= 0)
-        {
-          close (fd);
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                       "Cannot watch process %d: it is a thread, not a process", (int) pid);
-          return FALSE;
-        }
+        return fill_handle (fd, pid, handle);
 
-      if (procwatch_proc_read_tgid (pid, &tgid) && tgid != pid)
+      if (errno == EINVAL && procwatch_proc_read_tgid (pid, &tgid) && tgid != pid)
         {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                       "Cannot watch process %d: it is a thread of process %d, not a process",
-                       (int) pid, (int) tgid);
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                       "Cannot watch thread %d of process %d: watching a thread "
+                       "needs Linux 6.9 (PIDFD_THREAD)", (int) pid, (int) tgid);
           return FALSE;
         }
 
@@ -180,88 +181,19 @@ pidfd_open_pid (const ProcwatchBackend  *backend,
 }
 
 static gboolean
-fd_is_pidfd (int fd)
-{
-  char path[64];
-  char target[64];
-  gssize length;
-
-  if (fd_is_on_pidfs (fd))
-    return TRUE;
-
-  g_snprintf (path, sizeof path, "/proc/self/fd/%d", fd);
-  length = readlink (path, target, sizeof target - 1);
-  if (length < 0)
-    return FALSE;
-
-  target[length] = '\0';
-  return strcmp (target, "anon_inode:[pidfd]") == 0;
-}
-
-static GPid
-pid_of_pidfd (int fd)
-{
-  struct procwatch_pidfd_info info;
-  GPid pid;
-
-  memset (&info, 0, sizeof info);
-  info.mask = PIDFD_INFO_PID;
-  if (ioctl (fd, PROCWATCH_PIDFD_GET_INFO, &info) == 0 && (info.mask & PIDFD_INFO_PID) != 0)
-    return (GPid) info.tgid;
-
-  if (procwatch_proc_read_fdinfo_pid (fd, &pid) && pid > 0)
-    return pid;
-
-  return 0;
-}
-
-static gboolean
 pidfd_open_pidfd (const ProcwatchBackend  *backend,
                   int                      pidfd,
                   ProcwatchHandle         *handle,
                   GError                 **error)
 {
-  int flags;
+  GPid pid = 0;
   int fd;
 
-  if (pidfd < 0)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "Cannot watch pidfd %d: not a file descriptor", pidfd);
-      return FALSE;
-    }
-
-  fd = fcntl (pidfd, F_DUPFD_CLOEXEC, 3);
+  fd = procwatch_pidfd_dup (pidfd, &pid, error);
   if (fd < 0)
-    {
-      int saved_errno = errno;
+    return FALSE;
 
-      g_set_error (error, G_IO_ERROR,
-                   saved_errno == EBADF ? G_IO_ERROR_INVALID_ARGUMENT
-                                        : g_io_error_from_errno (saved_errno),
-                   "Cannot watch pidfd %d: %s", pidfd,
-                   saved_errno == EBADF ? "the file descriptor is not open" : g_strerror (saved_errno));
-      return FALSE;
-    }
-
-  if (!fd_is_pidfd (fd))
-    {
-      close (fd);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "Cannot watch pidfd %d: the file descriptor is not a pidfd", pidfd);
-      return FALSE;
-    }
-
-  flags = fcntl (fd, F_GETFL);
-  if (flags >= 0 && (flags & PIDFD_THREAD) != 0)
-    {
-      close (fd);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "Cannot watch pidfd %d: it refers to a thread, not a process", pidfd);
-      return FALSE;
-    }
-
-  return fill_handle (fd, pid_of_pidfd (fd), handle);
+  return fill_handle (fd, pid, handle);
 }
 
 static guint32
@@ -290,24 +222,6 @@ poll_now (int fd)
   return (pfd.revents & POLLIN ? EPOLLIN : 0) | (pfd.revents & POLLHUP ? EPOLLHUP : 0);
 }
 
-static gboolean
-pidfd_is_reaped (int fd)
-{
-  GPid pid;
-
-  if (procwatch_pidfd_send_signal (fd, 0, NULL, 0) == 0)
-    return FALSE;
-
-  if (errno == ESRCH)
-    return TRUE;
-
-  if (errno == EPERM)
-    return FALSE;
-
-  /* Signalling across pid namespaces is refused (EINVAL); fdinfo still says. */
-  return procwatch_proc_read_fdinfo_pid (fd, &pid) && pid == -1;
-}
-
 static ProcwatchProcessState
 pidfd_read_state (const ProcwatchBackend *backend,
                   const ProcwatchHandle  *handle,
@@ -321,7 +235,7 @@ pidfd_read_state (const ProcwatchBackend *backend,
       if (revents & EPOLLHUP)
         return PROCWATCH_PROCESS_STATE_REAPED;
     }
-  else if ((revents & EPOLLIN) && pidfd_is_reaped (handle->fd))
+  else if ((revents & EPOLLIN) && procwatch_pidfd_is_reaped (handle->fd))
     {
       return PROCWATCH_PROCESS_STATE_REAPED;
     }
@@ -338,24 +252,16 @@ read_child_status (const ProcwatchBackend *backend,
                    int                    *wait_status)
 {
   siginfo_t info;
-  int ret;
 
-  /* WNOWAIT: the process stays a zombie for whoever reaps it (GSubprocess,
-   * g_child_watch_add or the application itself). */
+  /* WNOWAIT: the process stays a zombie for whoever reaps it. */
   memset (&info, 0, sizeof info);
-  ret = waitid (P_PIDFD, handle->fd, &info, WEXITED | WNOWAIT | WNOHANG | __WALL);
-
-  if (ret < 0 && errno == EINVAL && handle->pid > 0)
+  if (waitid (P_PIDFD, handle->fd, &info, WEXITED | WNOWAIT | WNOHANG | __WALL) < 0)
     {
-      /* Linux 5.3 has pidfds but no P_PIDFD. Waiting by pid number is safe if
-       * our process was not reaped meanwhile: until then the pid is ours. */
-      memset (&info, 0, sizeof info);
-      ret = waitid (P_PID, handle->pid, &info, WEXITED | WNOWAIT | WNOHANG | __WALL);
-      if (ret == 0 && pidfd_is_reaped (handle->fd))
-        return FALSE;
+      /* Linux 5.3 has pidfds but no P_PIDFD. */
+      return errno == EINVAL && procwatch_read_child_status (backend, handle, wait_status);
     }
 
-  if (ret < 0 || info.si_pid == 0)
+  if (info.si_pid == 0)
     return FALSE;
 
   *wait_status = procwatch_wait_status_from_siginfo (&info);
@@ -402,6 +308,7 @@ pidfd_read_status (const ProcwatchBackend *backend,
 
 const ProcwatchBackend procwatch_backend_pidfd = {
   .name = "pidfd",
+  .probe = pidfd_probe,
   .handles_pollable = TRUE,
   .probe_min_interval = 1 * G_TIME_SPAN_MILLISECOND,
   .probe_max_interval = 500 * G_TIME_SPAN_MILLISECOND,

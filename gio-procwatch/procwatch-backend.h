@@ -31,6 +31,10 @@ struct _ProcwatchBackend
 {
   const char *name;
 
+  /* Whether this kernel supports the backend; @error says why not. Called
+   * once per process. */
+  gboolean (*probe) (GError **error);
+
   /* Whether handle fds can be added to epoll; if not, every change of state
    * is found by probing. */
   gboolean handles_pollable;
@@ -67,6 +71,7 @@ struct _ProcwatchBackend
 };
 
 const ProcwatchBackend *procwatch_backend_get_default  (void);
+const ProcwatchBackend *procwatch_backend_choose       (const char             *forced);
 
 gboolean                procwatch_backend_same_process (const ProcwatchBackend *backend,
                                                         const ProcwatchHandle  *older,
@@ -78,10 +83,36 @@ void                    procwatch_set_error_from_errno (GError                **
                                                         int                     saved_errno,
                                                         GPid                    pid,
                                                         const char             *what);
-int                     procwatch_wait_status_from_siginfo (const siginfo_t *info);
+int                     procwatch_wait_status_from_siginfo (const siginfo_t    *info);
+gboolean                procwatch_read_child_status    (const ProcwatchBackend *backend,
+                                                        const ProcwatchHandle  *handle,
+                                                        int                    *wait_status);
+int                     procwatch_pidfd_dup            (int                     pidfd,
+                                                        GPid                   *pid,
+                                                        GError                **error);
+gboolean                procwatch_pidfd_is_reaped      (int                     pidfd);
+
+/* The backends that hold a /proc directory fd as handle. */
+gboolean                procwatch_procdir_open_pid     (const ProcwatchBackend *backend,
+                                                        GPid                    pid,
+                                                        ProcwatchHandle        *handle,
+                                                        GError                **error);
+gboolean                procwatch_procdir_open_pidfd   (const ProcwatchBackend *backend,
+                                                        int                     pidfd,
+                                                        ProcwatchHandle        *handle,
+                                                        GError                **error);
+gboolean                procwatch_procdir_read_status  (const ProcwatchBackend *backend,
+                                                        const ProcwatchHandle  *handle,
+                                                        ProcwatchProcessState   state,
+                                                        int                    *wait_status);
 
 extern const ProcwatchBackend procwatch_backend_pidfd;
+extern const ProcwatchBackend procwatch_backend_procfs;
+extern const ProcwatchBackend procwatch_backend_poll;
 
-gboolean                procwatch_backend_pidfd_probe  (void);
+/* The procfs backend's decisions, apart so that they can be tested on
+ * kernels without pollable /proc directories. */
+gboolean                procwatch_procfs_supported_by  (short                   proc_self_revents);
+ProcwatchProcessState   procwatch_procfs_state_from_revents (guint32            revents);
 
 G_END_DECLS

@@ -4,11 +4,15 @@
 
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <gio/gio.h>
 
 #include "procwatch-proc.h"
 
@@ -146,4 +150,164 @@ procwatch_proc_read_tgid (GPid  pid,
 
   *tgid = (GPid) value;
   return TRUE;
+}
+
+/* The state letter and thread count of /proc/<pid>/stat. The name in
+ * parentheses may hold anything, ')' and newlines included, so the fields are
+ * found after the last ')' of the whole file, never by scanning forward. */
+gboolean
+procwatch_proc_parse_stat (const char *text,
+                           gsize       length,
+                           char       *state,
+                           gint64     *num_threads)
+{
+  const char *close = NULL;
+  const char *p;
+  const char *end = text + length;
+  guint field;
+  gsize i;
+
+  for (i = length; i > 0; i--)
+    {
+      if (text[i - 1] == ')')
+        {
+          close = text + i - 1;
+          break;
+        }
+    }
+
+  if (close == NULL || end - close < 3 || close[1] != ' ' || !g_ascii_isalpha (close[2]))
+    return FALSE;
+
+  *state = close[2];
+
+  /* num_threads is field 20; the state is field 3. */
+  p = close + 2;
+  for (field = 3; field < 20; field++)
+    {
+      p = memchr (p, ' ', end - p);
+      if (p == NULL)
+        return FALSE;
+      p++;
+    }
+
+  *num_threads = 0;
+  while (p < end && g_ascii_isdigit (*p))
+    {
+      *num_threads = *num_threads * 10 + (*p - '0');
+      if (*num_threads > G_MAXINT)
+        return FALSE;
+      p++;
+    }
+
+  return p < end && *p == ' ' && *num_threads > 0;
+}
+
+/* A ProcwatchProcessState from the text of a stat file, or -1. */
+int
+procwatch_proc_task_state_from_stat (const char *text,
+                                     gsize       length)
+{
+  gint64 num_threads;
+  char state;
+
+  if (!procwatch_proc_parse_stat (text, length, &state, &num_threads))
+    return -1;
+
+  if (state != 'Z' && state != 'X')
+    return PROCWATCH_PROCESS_STATE_RUNNING;
+
+  /* A leader that exited before its threads shows Z while the process lives
+   * on: the process has exited only once it is the last one counted. */
+  if (num_threads > 1)
+    return PROCWATCH_PROCESS_STATE_RUNNING;
+
+  return PROCWATCH_PROCESS_STATE_EXITED;
+}
+
+/* The state of the task whose stat file is open as @stat_fd, or -1 if it
+ * cannot be told. The open file pins the task: once the task is reaped,
+ * reading fails with ESRCH, even if the pid has been reused. */
+int
+procwatch_proc_read_task_state (int stat_fd)
+{
+  char text[1024];
+  gssize length;
+
+  do
+    length = pread (stat_fd, text, sizeof text - 1, 0);
+  while (length < 0 && errno == EINTR);
+
+  if (length < 0)
+    return (errno == ESRCH || errno == ENOENT) ? PROCWATCH_PROCESS_STATE_REAPED : -1;
+
+  return procwatch_proc_task_state_from_stat (text, length);
+}
+
+/* The same through the task's /proc directory fd. */
+int
+procwatch_proc_read_task_state_at (int dirfd)
+{
+  int stat_fd;
+  int state;
+
+  stat_fd = openat (dirfd, "stat", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (stat_fd < 0)
+    return (errno == ESRCH || errno == ENOENT) ? PROCWATCH_PROCESS_STATE_REAPED : -1;
+
+  state = procwatch_proc_read_task_state (stat_fd);
+  close (stat_fd);
+  return state;
+}
+
+static gboolean
+process_exists (GPid pid)
+{
+  return kill (pid, 0) == 0 || errno == EPERM;
+}
+
+/* Opens the /proc directory that pins the task @pid: /proc/<pid> for a
+ * process, /proc/<tgid>/task/<pid> for a thread. */
+int
+procwatch_proc_open_task_dir (GPid     pid,
+                              GError **error)
+{
+  char path[64];
+  int saved_errno;
+  GPid tgid = pid;
+  int fd;
+
+  if (procwatch_proc_read_tgid (pid, &tgid) && tgid != pid)
+    g_snprintf (path, sizeof path, "/proc/%d/task/%d", (int) tgid, (int) pid);
+  else
+    g_snprintf (path, sizeof path, "/proc/%d", (int) pid);
+
+  fd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0)
+    return fd;
+
+  saved_errno = errno;
+
+  if (saved_errno == ENOENT && process_exists (pid))
+    {
+      /* hidepid: the process is there, /proc will not show it to us. */
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+                   "Cannot watch process %d: /proc hides it from this user (hidepid)",
+                   (int) pid);
+      return -1;
+    }
+
+  if (saved_errno == ENOENT || saved_errno == ESRCH)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   "Cannot watch process %d: no such process", (int) pid);
+      return -1;
+    }
+
+  g_set_error (error, G_IO_ERROR,
+               (saved_errno == EMFILE || saved_errno == ENFILE)
+                 ? G_IO_ERROR_TOO_MANY_OPEN_FILES : g_io_error_from_errno (saved_errno),
+               "Cannot watch process %d: cannot open %s: %s",
+               (int) pid, path, g_strerror (saved_errno));
+  return -1;
 }

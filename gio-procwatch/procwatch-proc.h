@@ -9,6 +9,8 @@
 
 #include <glib.h>
 
+#include "procwatch-process.h"
+
 G_BEGIN_DECLS
 
 gssize   procwatch_proc_read_file_at     (int          dirfd,
@@ -23,5 +25,15 @@ gboolean procwatch_proc_read_fdinfo_pid  (int          fd,
                                           GPid        *pid);
 gboolean procwatch_proc_read_tgid        (GPid         pid,
                                           GPid        *tgid);
+gboolean procwatch_proc_parse_stat       (const char  *text,
+                                          gsize        length,
+                                          char        *state,
+                                          gint64      *num_threads);
+int      procwatch_proc_task_state_from_stat (const char *text,
+                                          gsize        length);
+int      procwatch_proc_read_task_state  (int          stat_fd);
+int      procwatch_proc_read_task_state_at (int        dirfd);
+int      procwatch_proc_open_task_dir    (GPid         pid,
+                                          GError     **error);
 
 G_END_DECLS

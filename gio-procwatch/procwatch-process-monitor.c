@@ -42,6 +42,9 @@
 
 typedef struct _ProcwatchWatch ProcwatchWatch;
 
+/* Probes run per dispatch of the timer, at most. */
+#define PROBE_BATCH 256
+
 struct _ProcwatchWatch
 {
   ProcwatchHandle handle;
@@ -412,9 +415,23 @@ on_handles_ready (gpointer                  owner,
     {
       ProcwatchWatch *watch = batch[i];
 
-      if (watch->watched)
-        advance_watch (self, alive, watch,
-                       backend->read_state (backend, &watch->handle, events[i].events));
+      ProcwatchProcessState state;
+
+      if (!watch->watched)
+        continue;
+
+      state = backend->read_state (backend, &watch->handle, events[i].events);
+
+      /* Ready, yet nothing changed: the handle would wake us again at once,
+       * so the process is probed for from now on instead. */
+      if (state == procwatch_process_get_state (watch->process))
+        {
+          procwatch_source_remove_handle (self->source, watch->handle.fd);
+          schedule_probe (self, watch, TRUE);
+          continue;
+        }
+
+      advance_watch (self, alive, watch, state);
     }
 
   for (i = 0; i < n_events; i++)
@@ -429,13 +446,16 @@ on_probe_timer (gpointer owner)
   ProcwatchProcessMonitor *self = owner;
   const ProcwatchBackend *backend = self->backend;
   gboolean *alive = g_rc_box_acquire (self->alive);
-  g_autoptr(GPtrArray) due = g_ptr_array_new_with_free_func ((GDestroyNotify) watch_unref);
+  g_autoptr(GPtrArray) due = g_ptr_array_new_full (PROBE_BATCH, (GDestroyNotify) watch_unref);
   gint64 now = g_get_monotonic_time ();
   GSequenceIter *iter;
   guint i;
 
-  /* Taken out of the queue first: probing may reschedule them. */
-  while (!g_sequence_iter_is_end (iter = g_sequence_get_begin_iter (self->probe_queue)))
+  /* Taken out of the queue first: probing may reschedule them. At most a
+   * batch per dispatch, so that many due probes cannot stall the main loop;
+   * the rest are due at once in the next iteration. */
+  while (due->len < PROBE_BATCH &&
+         !g_sequence_iter_is_end (iter = g_sequence_get_begin_iter (self->probe_queue)))
     {
       ProcwatchWatch *watch = g_sequence_get (iter);
 
@@ -515,24 +535,19 @@ add_watch (ProcwatchProcessMonitor  *self,
 
   watch = g_rc_box_new0 (ProcwatchWatch);
   watch->handle = *handle;
-  g_queue_init (&watch->waits);
-
-  if (backend->handles_pollable &&
-      !procwatch_source_add_handle (self->source, handle->fd,
-                                    backend->events_for (backend, PROCWATCH_PROCESS_STATE_RUNNING),
-                                    watch, error))
-    {
-      g_prefix_error (error, "Cannot watch process %d: ", (int) handle->pid);
-      watch_unref (watch);
-      return NULL;
-    }
-
   watch->process = _procwatch_process_new (handle->pid);
   watch->watched = TRUE;
   watch->older = head;
+  g_queue_init (&watch->waits);
   g_hash_table_insert (self->watches, key, watch);
 
-  if (backend->needs_probe (backend, PROCWATCH_PROCESS_STATE_RUNNING))
+  /* Where epoll refuses the handle (out of memory, max_user_watches), the
+   * process is probed for instead: slower, but nothing is missed. */
+  if ((backend->handles_pollable &&
+       !procwatch_source_add_handle (self->source, handle->fd,
+                                     backend->events_for (backend, PROCWATCH_PROCESS_STATE_RUNNING),
+                                     watch, NULL)) ||
+      backend->needs_probe (backend, PROCWATCH_PROCESS_STATE_RUNNING))
     schedule_probe (self, watch, TRUE);
 
   return watch;

@@ -162,21 +162,35 @@ run_intermediate_parent (int      control_read,
   close (control_read);
   write_all (report_write, &target, sizeof target);
 
-  if (!read_all (reap_read, &command, 1))
+  for (;;)
     {
-      kill (target, SIGKILL);
-      command = 'r';
-    }
+      siginfo_t info;
 
-  if (!autoreap)
-    {
-      while (waitpid (target, &status, 0) < 0)
-        if (errno != EINTR)
-          _exit (103);
-    }
+      if (!read_all (reap_read, &command, 1))
+        {
+          kill (target, SIGKILL);
+          command = 'r';
+        }
 
-  write_all (report_write, &status, sizeof status);
-  _exit (0);
+      if (command == 'w')
+        {
+          /* Until the target has exited, leaving it a zombie. */
+          while (waitid (P_PID, target, &info, WEXITED | WNOWAIT) < 0 && errno == EINTR)
+            ;
+          write_all (report_write, "w", 1);
+          continue;
+        }
+
+      if (!autoreap)
+        {
+          while (waitpid (target, &status, 0) < 0)
+            if (errno != EINTR)
+              _exit (103);
+        }
+
+      write_all (report_write, &status, sizeof status);
+      _exit (0);
+    }
 }
 
 TestProcess *
@@ -256,24 +270,23 @@ test_process_kill (TestProcess *self,
   g_assert_no_errno (kill (self->pid, sig));
 }
 
-/* Until the target is a zombie (or gone, for the auto-reaped kind). */
+/* Until the target is a zombie (or gone, for the auto-reaped kind). Its
+ * parent waits for that without reaping it. */
 void
 test_process_await_exit (TestProcess *self)
 {
-  struct pollfd pfd;
-  int pidfd;
+  siginfo_t info;
+  char ack;
 
-  pidfd = (int) syscall (SYS_pidfd_open, self->pid, 0);
-  if (pidfd < 0)
+  if (self->kind == TEST_PROCESS_CHILD)
     {
-      g_assert_cmpint (errno, ==, ESRCH);
+      g_assert_no_errno (waitid (P_PID, self->pid, &info, WEXITED | WNOWAIT));
       return;
     }
 
-  pfd.fd = pidfd;
-  pfd.events = POLLIN;
-  g_assert_cmpint (poll (&pfd, 1, TEST_DEADLINE_SECONDS * 1000), ==, 1);
-  close (pidfd);
+  g_assert_cmpint (write (self->reap_fd, "w", 1), ==, 1);
+  g_assert_true (read_all (self->report_fd, &ack, 1));
+  g_assert_cmpint (ack, ==, 'w');
 }
 
 /* Reaps the target and returns its wait status. */
@@ -504,7 +517,19 @@ test_init (int    *argc,
 }
 
 gboolean
-test_kernel_keeps_exit_status (void)
+test_have_pidfd (void)
+{
+  int pidfd = (int) syscall (SYS_pidfd_open, getpid (), 0);
+
+  if (pidfd < 0)
+    return FALSE;
+
+  close (pidfd);
+  return TRUE;
+}
+
+static gboolean
+kernel_keeps_exit_status (void)
 {
   struct
   {
@@ -523,7 +548,11 @@ test_kernel_keeps_exit_status (void)
     _exit (42);
 
   pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
-  g_assert_cmpint (pidfd, >=, 0);
+  if (pidfd < 0)
+    {
+      waitpid (pid, NULL, 0);
+      return FALSE;
+    }
   g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
 
   memset (&info, 0, sizeof info);
@@ -532,4 +561,25 @@ test_kernel_keeps_exit_status (void)
   close (pidfd);
 
   return ret == 0 && (info.mask & (1 << 3)) != 0 && info.exit_code == 42 << 8;
+}
+
+gboolean
+test_status_known_after_reap (ProcwatchProcessMonitor *monitor)
+{
+  static int keeps = -1;
+
+  if (keeps < 0)
+    keeps = kernel_keeps_exit_status ();
+
+  return keeps && g_str_equal (procwatch_process_monitor_get_backend (monitor), "pidfd");
+}
+
+gboolean
+test_skip_without_pidfd (void)
+{
+  if (test_have_pidfd ())
+    return FALSE;
+
+  g_test_skip ("pidfd_open() is not available here");
+  return TRUE;
 }

@@ -81,7 +81,10 @@ void          test_init                   (int                     *argc,
 G_END_DECLS
 
 G_BEGIN_DECLS
-/* Whether the kernel keeps the exit status of reaped non-children
+gboolean      test_have_pidfd               (void);
+gboolean      test_skip_without_pidfd       (void);
+/* Whether @monitor learns the status of a process it saw only once it had
+ * been reaped: on the pidfd backend, where the kernel keeps it
  * (PIDFD_INFO_EXIT, Linux 6.15+), found out by trying it. */
-gboolean      test_kernel_keeps_exit_status (void);
+gboolean      test_status_known_after_reap  (ProcwatchProcessMonitor *monitor);
 G_END_DECLS

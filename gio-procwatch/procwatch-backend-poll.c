@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
+ *
+ * The poll backend, for kernels with neither pidfds nor pollable /proc
+ * directories. The handle is the process's /proc/<pid>/stat file, opened at
+ * watch time: it pins the process, as reading it fails with ESRCH once the
+ * process is reaped, even after the pid has been reused. (A pid and its
+ * start time do not: a reused pid often gets the same start time.) Keeping
+ * the file open, rather than the directory, lets a probe work without a
+ * spare fd, also when the fd table is full.
+ *
+ * Each watched process is probed on its own backoff: every 10 ms just after
+ * it was watched or changed state, doubling up to once a second for a
+ * long-lived one. A probe reads one small /proc file.
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <gio/gio.h>
+
+#include "procwatch-backend.h"
+#include "procwatch-proc.h"
+
+static gboolean
+poll_probe (GError **error)
+{
+  int fd = open ("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+  int state = fd >= 0 ? procwatch_proc_read_task_state (fd) : -1;
+
+  if (fd >= 0)
+    close (fd);
+
+  if (state != PROCWATCH_PROCESS_STATE_RUNNING)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                           "/proc/self/stat cannot be read: is /proc mounted?");
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* Swaps the directory fd of @handle for its stat file. */
+static gboolean
+open_stat_file (ProcwatchHandle  *handle,
+                GError          **error)
+{
+  int stat_fd;
+
+  if (handle->fd < 0)
+    return TRUE;
+
+  stat_fd = openat (handle->fd, "stat", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (stat_fd < 0)
+    {
+      int saved_errno = errno;
+
+      procwatch_handle_close (handle);
+      if (saved_errno == ESRCH || saved_errno == ENOENT)
+        return TRUE;   /* reaped meanwhile: it reads as reaped */
+
+      procwatch_set_error_from_errno (error, saved_errno, handle->pid, "cannot open its stat file");
+      return FALSE;
+    }
+
+  procwatch_handle_close (handle);
+  handle->fd = stat_fd;
+  return TRUE;
+}
+
+static gboolean
+poll_open_pid (const ProcwatchBackend  *backend,
+               GPid                     pid,
+               ProcwatchHandle         *handle,
+               GError                 **error)
+{
+  return procwatch_procdir_open_pid (backend, pid, handle, error) &&
+         open_stat_file (handle, error);
+}
+
+static gboolean
+poll_open_pidfd (const ProcwatchBackend  *backend,
+                 int                      pidfd,
+                 ProcwatchHandle         *handle,
+                 GError                 **error)
+{
+  return procwatch_procdir_open_pidfd (backend, pidfd, handle, error) &&
+         open_stat_file (handle, error);
+}
+
+static guint32
+poll_events_for (const ProcwatchBackend *backend,
+                 ProcwatchProcessState   state)
+{
+  return 0;
+}
+
+static gboolean
+poll_needs_probe (const ProcwatchBackend *backend,
+                  ProcwatchProcessState   state)
+{
+  return TRUE;
+}
+
+static ProcwatchProcessState
+poll_read_state (const ProcwatchBackend *backend,
+                 const ProcwatchHandle  *handle,
+                 guint32                 revents)
+{
+  int state;
+
+  if (handle->fd < 0)
+    return PROCWATCH_PROCESS_STATE_REAPED;
+
+  state = procwatch_proc_read_task_state (handle->fd);
+
+  /* Unreadable for another reason: nothing is known, nothing changes. */
+  return state < 0 ? PROCWATCH_PROCESS_STATE_RUNNING : state;
+}
+
+const ProcwatchBackend procwatch_backend_poll = {
+  .name = "poll",
+  .probe = poll_probe,
+  .handles_pollable = FALSE,
+  .probe_min_interval = 10 * G_TIME_SPAN_MILLISECOND,
+  .probe_max_interval = 1000 * G_TIME_SPAN_MILLISECOND,
+  .open_pid = poll_open_pid,
+  .open_pidfd = poll_open_pidfd,
+  .events_for = poll_events_for,
+  .needs_probe = poll_needs_probe,
+  .read_state = poll_read_state,
+  .read_status = procwatch_procdir_read_status,
+};
