@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
+ *
+ * The backends' own decisions, below the monitor: how they are chosen, how
+ * the procfs backend reads poll results (it cannot run on a mainline
+ * kernel), how /proc/<pid>/stat is parsed, and what each backend that runs
+ * here says about a process whose leader thread exited first.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "procwatch-backend.h"
+#include "procwatch-proc.h"
+#include "procwatch-test-util.h"
+
+static void
+test_procfs_detection (void)
+{
+  g_autoptr(GError) error = NULL;
+  struct pollfd pfd;
+  gboolean supported;
+  int fd;
+
+  /* The patch's rule: a live task's directory must not poll readable. */
+  g_assert_true (procwatch_procfs_supported_by (0));
+  g_assert_false (procwatch_procfs_supported_by (POLLIN));
+  g_assert_false (procwatch_procfs_supported_by (POLLIN | POLLRDNORM));
+  g_assert_false (procwatch_procfs_supported_by (POLLNVAL));
+
+  /* And the probe applies it to this kernel's /proc/self. */
+  fd = open ("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  g_assert_cmpint (fd, >=, 0);
+  pfd.fd = fd;
+  pfd.events = POLLIN;
+  pfd.revents = 0;
+  g_assert_cmpint (poll (&pfd, 1, 0), >=, 0);
+  close (fd);
+
+  supported = procwatch_backend_procfs.probe (&error);
+  g_assert_cmpint (supported, ==, procwatch_procfs_supported_by (pfd.revents));
+  if (!supported)
+    {
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
+      g_test_message ("procfs backend unavailable here, as expected on mainline: %s",
+                      error->message);
+    }
+}
+
+static void
+test_procfs_revents (void)
+{
+  const struct
+  {
+    guint32 revents;
+    ProcwatchProcessState state;
+  } cases[] = {
+    { 0, PROCWATCH_PROCESS_STATE_RUNNING },
+    { EPOLLIN, PROCWATCH_PROCESS_STATE_EXITED },
+    { EPOLLIN | EPOLLRDNORM, PROCWATCH_PROCESS_STATE_EXITED },
+    { EPOLLRDNORM, PROCWATCH_PROCESS_STATE_EXITED },
+    { EPOLLIN | EPOLLRDNORM | EPOLLERR, PROCWATCH_PROCESS_STATE_REAPED },
+    { EPOLLERR, PROCWATCH_PROCESS_STATE_REAPED },
+  };
+  gsize i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++)
+    g_assert_cmpint (procwatch_procfs_state_from_revents (cases[i].revents), ==, cases[i].state);
+
+  /* Interest once exited is none: POLLERR, the reap, is always reported. */
+  g_assert_cmpuint (procwatch_backend_procfs.events_for (&procwatch_backend_procfs,
+                                                         PROCWATCH_PROCESS_STATE_EXITED), ==, 0);
+  g_assert_cmpuint (procwatch_backend_procfs.events_for (&procwatch_backend_procfs,
+                                                         PROCWATCH_PROCESS_STATE_RUNNING), ==, EPOLLIN);
+}
+
+static void
+test_stat_parser (void)
+{
+  const struct
+  {
+    const char *text;
+    int state;   /* -1: not parseable */
+  } cases[] = {
+    { "123 (bash) S 1 123 123 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 100 0 0\n", PROCWATCH_PROCESS_STATE_RUNNING },
+    { "123 (bash) Z 1 123 123 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 100 0 0\n", PROCWATCH_PROCESS_STATE_EXITED },
+    /* A zombie leader whose other thread lives: the process has not exited. */
+    { "123 (app) Z 1 123 123 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 2 0 100 0 0\n", PROCWATCH_PROCESS_STATE_RUNNING },
+    /* Names made to fool a parser that stops at the first ')'. */
+    { "123 (x) Z 1 1) S 1 123 123 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 100 0 0\n", PROCWATCH_PROCESS_STATE_RUNNING },
+    { "123 ()) S 1 123 123 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 100 0 0\n", PROCWATCH_PROCESS_STATE_RUNNING },
+    { "123 (() Z 1 123 123 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 100 0 0\n", PROCWATCH_PROCESS_STATE_EXITED },
+    { "123 (a\nb) S 1 123 123 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 100 0 0\n", PROCWATCH_PROCESS_STATE_RUNNING },
+    { "123 ( ) Z ) X 1 123 123 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 100 0 0\n", PROCWATCH_PROCESS_STATE_EXITED },
+    /* Broken input. */
+    { "", -1 },
+    { "123 (bash", -1 },
+    { "123 (bash)", -1 },
+    { "123 (bash) ", -1 },
+    { "123 (bash) S", -1 },
+    { "123 (bash) S 1 2 3", -1 },
+    { "123 (bash) 5 1 123 123 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 100 0 0\n", -1 },
+    { "123 (bash) S 1 123 123 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 x 0 100 0 0\n", -1 },
+    { "123 (bash) S 1 123 123 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 99999999999999 0\n", -1 },
+  };
+  gsize i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_test_message ("stat: %s", cases[i].text);
+      g_assert_cmpint (procwatch_proc_task_state_from_stat (cases[i].text, strlen (cases[i].text)),
+                       ==, cases[i].state);
+    }
+}
+
+/* A real process whose name imitates the end of a zombie's stat line. */
+static void
+test_stat_of_tricky_name (void)
+{
+  static const char *const names[] = { "x) Z 1 1 1", ")", "(", "a\nZ) Z", " ) Z 1" };
+  gsize i;
+
+  for (i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      char path[64];
+      int control[2];
+      int ready[2];
+      pid_t pid;
+      int stat_fd;
+      char byte;
+
+      g_assert_no_errno (pipe2 (control, O_CLOEXEC));
+      g_assert_no_errno (pipe2 (ready, O_CLOEXEC));
+      pid = fork ();
+      g_assert_cmpint (pid, >=, 0);
+      if (pid == 0)
+        {
+          close (control[1]);
+          prctl (PR_SET_NAME, names[i]);
+          write (ready[1], "n", 1);
+          read (control[0], &byte, 1);
+          _exit (0);
+        }
+
+      close (ready[1]);
+      g_assert_cmpint (read (ready[0], &byte, 1), ==, 1);
+      close (ready[0]);
+      g_snprintf (path, sizeof path, "/proc/%d/stat", pid);
+      stat_fd = open (path, O_RDONLY | O_CLOEXEC);
+      g_assert_cmpint (stat_fd, >=, 0);
+      g_assert_cmpint (procwatch_proc_read_task_state (stat_fd), ==, PROCWATCH_PROCESS_STATE_RUNNING);
+
+      close (control[1]);
+      g_assert_no_errno (waitid (P_PID, pid, &(siginfo_t) { 0 }, WEXITED | WNOWAIT));
+      g_assert_cmpint (procwatch_proc_read_task_state (stat_fd), ==, PROCWATCH_PROCESS_STATE_EXITED);
+      g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+      g_assert_cmpint (procwatch_proc_read_task_state (stat_fd), ==, PROCWATCH_PROCESS_STATE_REAPED);
+
+      close (stat_fd);
+      close (control[0]);
+    }
+}
+
+static void
+test_choose (void)
+{
+  g_assert_true (procwatch_backend_choose ("poll") == &procwatch_backend_poll);
+  g_assert_true (procwatch_backend_choose (NULL) == procwatch_backend_choose (""));
+
+  if (g_test_subprocess ())
+    {
+      const ProcwatchBackend *backend;
+
+      g_log_set_always_fatal (G_LOG_FATAL_MASK);
+      backend = procwatch_backend_choose ("carrier-pigeon");
+
+      g_assert_nonnull (backend);
+      g_assert_true (backend == procwatch_backend_choose (NULL));
+
+      if (!procwatch_backend_procfs.probe (NULL))
+        g_assert_true (procwatch_backend_choose ("procfs") == procwatch_backend_choose (NULL));
+      return;
+    }
+
+  /* Asking for what cannot be had warns, naming why, then chooses. */
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr ("*PROCWATCH_BACKEND=carrier-pigeon names no backend*");
+  if (!procwatch_backend_procfs.probe (NULL))
+    g_test_trap_assert_stderr ("*PROCWATCH_BACKEND=procfs is not available: *pollable*");
+}
+
+typedef struct
+{
+  pid_t leader;
+  int report;
+  int control;
+} LeaderExit;
+
+/* In the watched process: waits until the leader thread has exited, says
+ * so, then exits the process when told. Nothing announces a leader's exit
+ * while other threads live on (its thread pidfd stays quiet too), so its
+ * stat file is looked at now and then, for a bounded time. */
+static void *
+outlive_leader (void *data)
+{
+  LeaderExit *state = data;
+  char path[64];
+  char text[1024];
+  gint64 num_threads;
+  char task_state = 'R';
+  char byte;
+  int fd;
+  int i;
+
+  g_snprintf (path, sizeof path, "/proc/%d/task/%d/stat", state->leader, state->leader);
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+
+  for (i = 0; fd >= 0 && i < 60000 && task_state != 'Z'; i++)
+    {
+      gssize length = pread (fd, text, sizeof text - 1, 0);
+
+      if (length <= 0 || !procwatch_proc_parse_stat (text, length, &task_state, &num_threads))
+        break;
+      if (task_state != 'Z')
+        g_usleep (1000);
+    }
+
+  write (state->report, task_state == 'Z' ? "L" : "-", 1);
+  read (state->control, &byte, 1);
+  _exit (5);
+}
+
+static void
+test_leader_exits_first (void)
+{
+  const ProcwatchBackend *const candidates[] = { &procwatch_backend_pidfd, &procwatch_backend_poll };
+  gsize i;
+
+  for (i = 0; i < G_N_ELEMENTS (candidates); i++)
+    {
+      const ProcwatchBackend *backend = candidates[i];
+      ProcwatchHandle handle = PROCWATCH_HANDLE_INIT;
+      g_autoptr(GError) error = NULL;
+      int report[2];
+      int control[2];
+      siginfo_t info;
+      pid_t pid;
+      char byte;
+      int status = 0;
+
+      if (!backend->probe (NULL))
+        continue;
+
+      g_assert_no_errno (pipe2 (report, O_CLOEXEC));
+      g_assert_no_errno (pipe2 (control, O_CLOEXEC));
+      pid = fork ();
+      g_assert_cmpint (pid, >=, 0);
+      if (pid == 0)
+        {
+          static LeaderExit state;
+          pthread_t thread;
+
+          state.leader = getpid ();
+          state.report = report[1];
+          state.control = control[0];
+          pthread_create (&thread, NULL, outlive_leader, &state);
+          pthread_exit (NULL);
+        }
+
+      g_assert_cmpint (read (report[0], &byte, 1), ==, 1);
+      if (byte != 'L')
+        {
+          waitpid (pid, NULL, 0);
+          g_test_skip ("The leader thread was not seen to exit");
+          return;
+        }
+
+      /* The leader is a zombie, the process is not. */
+      g_assert_true (backend->open_pid (backend, pid, &handle, &error));
+      g_assert_no_error (error);
+      g_assert_cmpint (backend->read_state (backend, &handle, 0), ==, PROCWATCH_PROCESS_STATE_RUNNING);
+
+      g_assert_cmpint (write (control[1], "x", 1), ==, 1);
+      g_assert_no_errno (waitid (P_PID, pid, &info, WEXITED | WNOWAIT));
+      g_assert_cmpint (backend->read_state (backend, &handle, 0), ==, PROCWATCH_PROCESS_STATE_EXITED);
+      g_assert_true (backend->read_status (backend, &handle, PROCWATCH_PROCESS_STATE_EXITED, &status));
+      g_assert_cmpint (status, ==, 5 << 8);
+
+      g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+      g_assert_cmpint (backend->read_state (backend, &handle, 0), ==, PROCWATCH_PROCESS_STATE_REAPED);
+
+      procwatch_handle_close (&handle);
+      close (report[0]);
+      close (report[1]);
+      close (control[0]);
+      close (control[1]);
+    }
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  test_init (&argc, &argv);
+
+  g_test_add_func ("/backends/procfs/detection", test_procfs_detection);
+  g_test_add_func ("/backends/procfs/revents", test_procfs_revents);
+  g_test_add_func ("/backends/stat/parser", test_stat_parser);
+  g_test_add_func ("/backends/stat/tricky-names", test_stat_of_tricky_name);
+  g_test_add_func ("/backends/choose", test_choose);
+  g_test_add_func ("/backends/leader-exits-first", test_leader_exits_first);
+
+  return g_test_run ();
+}
