@@ -40,12 +40,12 @@ def drain():
         pass
 
 
-class Child:
-    """A child of the test, reaped when the test says so."""
+class Helper:
+    """A process of the helper program, which obeys commands on its stdin."""
 
-    def __init__(self):
-        self.popen = subprocess.Popen([HELPER, 'child'], stdin=subprocess.PIPE, text=True)
-        self.pid = self.popen.pid
+    def __init__(self, mode, **kwargs):
+        self.popen = subprocess.Popen([HELPER, mode], stdin=subprocess.PIPE, text=True,
+                                      **kwargs)
 
     def send(self, command):
         self.popen.stdin.write(command + '\n')
@@ -56,6 +56,14 @@ class Child:
 
     def kill(self, sig):
         self.send(f'kill {int(sig)}')
+
+
+class Child(Helper):
+    """A child of the test, reaped when the test says so."""
+
+    def __init__(self):
+        super().__init__('child')
+        self.pid = self.popen.pid
 
     def reap(self):
         self.popen.stdin.close()
@@ -68,34 +76,23 @@ class Child:
             self.popen.wait()
 
 
-class NonChild:
+class NonChild(Helper):
     """A grandchild of the test: its parent is a helper process that exits it
     and, separately, reaps it when the test says so."""
 
     def __init__(self):
-        self.parent = subprocess.Popen([HELPER, 'parent'], stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, text=True)
-        self.pid = int(self.parent.stdout.readline())
-
-    def send(self, command):
-        self.parent.stdin.write(command + '\n')
-        self.parent.stdin.flush()
-
-    def exit(self, code):
-        self.send(f'exit {code}')
-
-    def kill(self, sig):
-        self.send(f'kill {int(sig)}')
+        super().__init__('parent', stdout=subprocess.PIPE)
+        self.pid = int(self.popen.stdout.readline())
 
     def reap(self):
         """Makes the parent reap the process; returns the wait status it got."""
         self.send('reap')
-        return int(self.parent.stdout.readline())
+        return int(self.popen.stdout.readline())
 
     def close(self):
-        self.parent.stdin.close()
-        self.parent.wait(timeout=TIMEOUT_SECONDS)
-        self.parent.stdout.close()
+        self.popen.stdin.close()
+        self.popen.wait(timeout=TIMEOUT_SECONDS)
+        self.popen.stdout.close()
 
 
 class Recorder:
