@@ -4,7 +4,7 @@
 #
 # Runs an example on real processes and checks what it reports.
 #
-#   smoke.py watch WATCH
+#   smoke.py watch WATCH WATCH_C README_MD
 #   smoke.py launcher PYTHON LAUNCHER_PY
 
 import ctypes
@@ -47,8 +47,14 @@ class Example(subprocess.Popen):
         super().__exit__(exc_type, value, traceback)
 
 
-def smoke_watch(watch):
+def smoke_watch(watch, source, readme):
     """A process of ours that watch, not its parent, sees exit and get reaped."""
+    with open(source) as file:
+        code = file.read()
+    with open(readme) as file:
+        # The README shows the program from its first #include on.
+        assert code[code.index('#include'):] in file.read(), 'README.md shows another watch.c'
+
     target = subprocess.Popen(['sh', '-c', 'read line; exit 3'], stdin=subprocess.PIPE)
     pid = target.pid
     with target, Example([watch, str(pid)]) as example:
@@ -87,7 +93,7 @@ def main(argv):
     signal.alarm(TIMEOUT_SECONDS)
 
     if argv[1] == 'watch':
-        smoke_watch(argv[2])
+        smoke_watch(argv[2], argv[3], argv[4])
     elif argv[1] == 'launcher':
         smoke_launcher(argv[2], argv[3])
     else:

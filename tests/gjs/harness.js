@@ -23,7 +23,12 @@ const TIMEOUT_MS = 30000;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-export class AssertionError extends Error {}
+export class AssertionError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'AssertionError';
+    }
+}
 
 export function assert(condition, message = 'assertion failed') {
     if (!condition)
