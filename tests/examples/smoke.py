@@ -1,0 +1,105 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The gio-procwatch authors
+#
+# Runs an example on real processes and checks what it reports.
+#
+#   smoke.py watch WATCH WATCH_C README_MD
+#   smoke.py launcher PYTHON LAUNCHER_PY
+
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+
+TIMEOUT_SECONDS = 60
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def on_timeout(signum, frame):
+    raise TimeoutError(f'the example did not finish within {TIMEOUT_SECONDS} s')
+
+
+def expect_line(example, expected):
+    line = example.stdout.readline().rstrip('\n')
+    print(line)
+    assert line == expected, f'expected "{expected}", got "{line}"'
+
+
+def finish(example):
+    rest = example.stdout.read()
+    assert rest == '', f'unexpected output: {rest!r}'
+    status = example.wait()
+    assert status == 0, f'the example exited with {status}'
+
+
+class Example(subprocess.Popen):
+    """An example whose output is read line by line; killed if the check
+    fails, so that it cannot hold the test runner's pipes."""
+
+    def __init__(self, argv):
+        super().__init__(argv, stdout=subprocess.PIPE, text=True)
+
+    def __exit__(self, exc_type, value, traceback):
+        if exc_type is not None:
+            self.kill()
+        super().__exit__(exc_type, value, traceback)
+
+
+def smoke_watch(watch, source, readme):
+    """A process of ours that watch, not its parent, sees exit and get reaped."""
+    with open(source) as file:
+        code = file.read()
+    with open(readme) as file:
+        # The README shows the program from its first #include on.
+        assert code[code.index('#include'):] in file.read(), 'README.md shows another watch.c'
+
+    target = subprocess.Popen(['sh', '-c', 'read line; exit 3'], stdin=subprocess.PIPE)
+    pid = target.pid
+    with target, Example([watch, str(pid)]) as example:
+        expect_line(example, f'watching {pid}')
+
+        target.stdin.close()
+        expect_line(example, f'{pid} exited')
+        assert target.wait() == 3
+        expect_line(example, f'{pid} reaped, exit code 3')
+        finish(example)
+
+
+def smoke_launcher(python, launcher):
+    """The launched program is orphaned, and reparented to us: we act as the
+    session's reaper, and reap it once the launcher watches it."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    assert libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+
+    for script, report in [('exit 3', 'exit code 3'),
+                           ('kill -TERM $$', f'killed by signal {int(signal.SIGTERM)}')]:
+        with Example([python, launcher, 'sh', '-c', script]) as example:
+            line = example.stdout.readline().rstrip('\n')
+            print(line)
+            assert line.startswith('sh started as process '), f'unexpected "{line}"'
+            pid = int(line.rsplit(' ', 1)[1])
+            assert pid != example.pid
+
+            expect_line(example, f'sh (process {pid}) has quit')
+            assert os.waitpid(pid, 0)[0] == pid
+            expect_line(example, f'sh (process {pid}) is gone: {report}')
+            finish(example)
+
+
+def main(argv):
+    signal.signal(signal.SIGALRM, on_timeout)
+    signal.alarm(TIMEOUT_SECONDS)
+
+    if argv[1] == 'watch':
+        smoke_watch(argv[2], argv[3], argv[4])
+    elif argv[1] == 'launcher':
+        smoke_launcher(argv[2], argv[3])
+    else:
+        raise SystemExit(f'unknown example {argv[1]}')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))

@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The gio-procwatch authors
+#
+# wait_async()/wait_finish() with callbacks (PyGObject 3.42 has no
+# awaitables), their cancellation, and a Gio.Subprocess watched at once.
+
+import signal
+
+import gi
+import pytest
+
+gi.require_version('Procwatch', '1.0')
+from gi.repository import Gio, GLib, Procwatch  # noqa: E402
+
+from procwatch_testing import Child, NonChild, run_until  # noqa: E402
+
+State = Procwatch.ProcessState
+
+
+class Wait:
+    """One wait_async() call and what its callback got."""
+
+    def __init__(self, monitor, pid, cancellable=None):
+        self.done = False
+        self.process = None
+        self.error = None
+        monitor.wait_async(pid, cancellable, self._on_done, 'user data')
+
+    def _on_done(self, monitor, result, user_data):
+        assert user_data == 'user data'
+        try:
+            self.process = monitor.wait_finish(result)
+            self.state = self.process.props.state
+        except GLib.Error as error:
+            self.error = error
+        self.done = True
+
+    def finish(self):
+        run_until(lambda: self.done, 'the wait to finish')
+        return self
+
+
+@pytest.mark.parametrize('kind', [Child, NonChild])
+def test_wait(monitor, recorder, processes, kind):
+    target = processes(kind)
+    waits = [Wait(monitor, target.pid), Wait(monitor, target.pid)]
+    assert not any(wait.done for wait in waits), 'completes from the main loop only'
+
+    target.exit(5)
+    for wait in waits:
+        wait.finish()
+        assert wait.error is None
+        assert wait.process.get_pid() == target.pid
+        assert wait.state == State.EXITED
+    assert waits[0].process is waits[1].process
+    # The wait watches the process, so the monitor signals it too.
+    assert recorder.find(target.pid, 'exited')[2] is waits[0].process
+
+    target.reap()
+    recorder.wait_for(target.pid, 'reaped')
+
+
+def test_wait_on_exited_process_completes(monitor, recorder, processes):
+    child = processes(Child)
+    process = monitor.watch_pid(child.pid)
+    child.exit(0)
+    recorder.wait_for(child.pid, 'exited')
+    wait = Wait(monitor, child.pid).finish()
+    assert wait.process is process
+
+
+def test_wait_cancelled(monitor, processes):
+    child = processes(Child)
+    cancellable = Gio.Cancellable()
+    wait = Wait(monitor, child.pid, cancellable)
+    other = Wait(monitor, child.pid)
+    GLib.idle_add(cancellable.cancel)
+    wait.finish()
+    assert wait.process is None
+    assert wait.error.matches(Gio.io_error_quark(), Gio.IOErrorEnum.CANCELLED)
+
+    # Other waits on the same process go on.
+    assert not other.done
+    child.exit(0)
+    other.finish()
+    assert other.error is None
+
+
+def test_wait_cancelled_before(monitor, processes):
+    child = processes(Child)
+    cancellable = Gio.Cancellable()
+    cancellable.cancel()
+    wait = Wait(monitor, child.pid, cancellable).finish()
+    assert wait.error.matches(Gio.io_error_quark(), Gio.IOErrorEnum.CANCELLED)
+
+
+def test_wait_unwatched(monitor, processes):
+    child = processes(Child)
+    wait = Wait(monitor, child.pid)
+    GLib.idle_add(lambda: monitor.unwatch(child.pid) and GLib.SOURCE_REMOVE)
+    wait.finish()
+    assert wait.error.matches(Gio.io_error_quark(), Gio.IOErrorEnum.CANCELLED)
+
+
+def test_wait_not_found(monitor):
+    wait = Wait(monitor, GLib.MAXINT32).finish()
+    assert wait.error.matches(Gio.io_error_quark(), Gio.IOErrorEnum.NOT_FOUND)
+
+
+@pytest.mark.parametrize('how', ['exit', 'signal'])
+def test_gio_subprocess(monitor, recorder, how):
+    """Gio.Subprocess reaps its child itself; the monitor, watching at the
+    same time, sees both events and the status without disturbing it."""
+    subprocess = Gio.Subprocess.new(['sh', '-c', 'read line; exit 4'],
+                                    Gio.SubprocessFlags.STDIN_PIPE)
+    pid = int(subprocess.get_identifier())
+    process = monitor.watch_pid(pid)
+    subprocess_done = []
+
+    def on_subprocess_done(subprocess, result):
+        subprocess.wait_finish(result)
+        subprocess_done.append(True)
+
+    subprocess.wait_async(None, on_subprocess_done)
+    if how == 'exit':
+        subprocess.get_stdin_pipe().write_all(b'go\n', None)
+    else:
+        subprocess.send_signal(signal.SIGKILL)
+
+    recorder.wait_for(pid, 'exited')
+    recorder.wait_for(pid, 'reaped')
+    run_until(lambda: subprocess_done, 'Gio.Subprocess to finish')
+
+    assert recorder.names(pid) == ['exited', 'reaped']
+    if how == 'exit':
+        assert subprocess.get_if_exited() and subprocess.get_exit_status() == 4
+        assert process.get_if_exited() and process.get_exit_status() == 4
+    else:
+        assert subprocess.get_if_signaled() and subprocess.get_term_sig() == signal.SIGKILL
+        assert process.get_if_signaled() and process.get_term_sig() == signal.SIGKILL
+    assert process.get_status() == subprocess.get_status()
