@@ -93,7 +93,8 @@ def test_watch_pid_reaped(monitor, processes):
     assert_io_error(excinfo, Gio.IOErrorEnum.NOT_FOUND)
 
 
-def test_watch_pid_of_thread(monitor):
+def test_watch_pid_of_thread(monitor, recorder):
+    """A thread is a task of its own: exited and reaped come when it ends."""
     started = threading.Event()
     stop = threading.Event()
     tids = []
@@ -107,12 +108,15 @@ def test_watch_pid_of_thread(monitor):
     thread.start()
     try:
         started.wait()
-        with pytest.raises(GLib.Error) as excinfo:
-            monitor.watch_pid(tids[0])
-        assert_io_error(excinfo, Gio.IOErrorEnum.INVALID_ARGUMENT)
+        process = monitor.watch_pid(tids[0])
+        assert process.get_pid() == tids[0]
+        assert process.props.state == State.RUNNING
     finally:
         stop.set()
         thread.join()
+
+    recorder.wait_for(tids[0], 'reaped')
+    assert recorder.names(tids[0]) == ['exited', 'reaped']
 
 
 @pytest.mark.parametrize('fd', ['negative', 'closed', 'not-a-pidfd'])
