@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <gio/gio.h>
+#include <glib-unix.h>
 #include <gio-procwatch/procwatch.h>
 
 #include "procwatch-output.h"
@@ -27,10 +28,10 @@
 /* The exit statuses of waitpid(1). */
 enum
 {
-  EXIT_OK = 0,
-  EXIT_FAILURE_ = 1,
-  EXIT_UNSUPPORTED = 2,
-  EXIT_TIMEOUT = 3,
+  TOOL_EXIT_OK = 0,
+  TOOL_EXIT_FAILURE = 1,
+  TOOL_EXIT_UNSUPPORTED = 2,
+  TOOL_EXIT_TIMEOUT = 3,
 };
 
 /* File descriptors kept free for everything but the watched processes. */
@@ -95,7 +96,7 @@ usage_error (const char *message)
 {
   fprintf (stderr, "procwatch: %s\n%sTry 'procwatch --help' for more information.\n",
            message, usage_line);
-  return EXIT_FAILURE_;
+  return TOOL_EXIT_FAILURE;
 }
 
 static int
@@ -105,7 +106,7 @@ status_to_exit_code (int wait_status)
     return WEXITSTATUS (wait_status);
   if (WIFSIGNALED (wait_status))
     return 128 + WTERMSIG (wait_status);
-  return EXIT_FAILURE_;
+  return TOOL_EXIT_FAILURE;
 }
 
 static void
@@ -163,7 +164,7 @@ on_timeout (gpointer user_data)
   if (tool->command_pid > 0)
     kill (tool->command_pid, SIGTERM);
 
-  tool->exit_code = EXIT_TIMEOUT;
+  tool->exit_code = TOOL_EXIT_TIMEOUT;
   finish (tool);
   return G_SOURCE_REMOVE;
 }
@@ -433,7 +434,32 @@ on_command_exited (ProcwatchProcessMonitor *monitor,
   else if (procwatch_process_has_status (process))
     tool->exit_code = status_to_exit_code (procwatch_process_get_status (process));
   else
-    tool->exit_code = EXIT_FAILURE_;
+    tool->exit_code = TOOL_EXIT_FAILURE;
+}
+
+/* A supervisor stopping procwatch means to stop the command: passed on, as
+ * timeout(1) does; the command's end then ends procwatch. SIGINT from a
+ * terminal reaches the whole process group already. */
+static void
+forward_signal (Tool *tool,
+                int   sig)
+{
+  if (tool->command_pid > 0)
+    kill (tool->command_pid, sig);
+}
+
+static gboolean
+on_sigterm (gpointer user_data)
+{
+  forward_signal (user_data, SIGTERM);
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+on_sighup (gpointer user_data)
+{
+  forward_signal (user_data, SIGHUP);
+  return G_SOURCE_CONTINUE;
 }
 
 static int
@@ -442,6 +468,10 @@ run_command (Tool   *tool,
 {
   g_autoptr(GError) error = NULL;
   GPid pid;
+
+  /* Installed first: a signal that comes once the command runs is passed on. */
+  g_unix_signal_add (SIGTERM, on_sigterm, tool);
+  g_unix_signal_add (SIGHUP, on_sighup, tool);
 
   /* Not GSubprocess: it reaps from GLib's worker thread, racing the monitor
    * for the status and leaving "exited" without one. */
@@ -463,8 +493,8 @@ run_command (Tool   *tool,
     default:
       warn ("%s", error->message);
       kill (pid, SIGTERM);
-      return g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED) ? EXIT_UNSUPPORTED
-                                                                           : EXIT_FAILURE_;
+      return g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED) ? TOOL_EXIT_UNSUPPORTED
+                                                                           : TOOL_EXIT_FAILURE;
     }
 
   tool->needed = 1;
@@ -515,7 +545,7 @@ watch_processes (Tool                *tool,
           if (g_error_matches (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE))
             return usage_error (error->message);
           warn ("%s", error->message);
-          return EXIT_FAILURE_;
+          return TOOL_EXIT_FAILURE;
         }
 
       for (i = 0; i < n_patterns; i++)
@@ -525,7 +555,7 @@ watch_processes (Tool                *tool,
           if (!tool->allow_exited)
             {
               warn ("no process matches '%s'", patterns[i]);
-              return EXIT_FAILURE_;
+              return TOOL_EXIT_FAILURE;
             }
           if (tool->verbose)
             warn ("no process matches '%s', skipping", patterns[i]);
@@ -568,13 +598,13 @@ watch_processes (Tool                *tool,
               break;
             }
           warn ("%s", error->message);
-          return EXIT_FAILURE_;
+          return TOOL_EXIT_FAILURE;
 
         case WATCH_UNSUPPORTED:
           warn ("%s", error->message);
           unsupported = TRUE;
           if (!tool->allow_exited)
-            return EXIT_UNSUPPORTED;
+            return TOOL_EXIT_UNSUPPORTED;
           break;
 
         case WATCH_FAILED:
@@ -582,7 +612,7 @@ watch_processes (Tool                *tool,
           warn ("%s", error->message);
           tool->failed = TRUE;
           if (!tool->allow_exited)
-            return EXIT_FAILURE_;
+            return TOOL_EXIT_FAILURE;
           break;
         }
     }
@@ -594,13 +624,13 @@ watch_processes (Tool                *tool,
   if (tool->needed > 0)
     g_main_loop_run (tool->loop);
 
-  if (tool->exit_code != EXIT_OK)
+  if (tool->exit_code != TOOL_EXIT_OK)
     return tool->exit_code;
   if (unsupported)
-    return EXIT_UNSUPPORTED;
+    return TOOL_EXIT_UNSUPPORTED;
   if (tool->failed)
-    return EXIT_FAILURE_;
-  return EXIT_OK;
+    return TOOL_EXIT_FAILURE;
+  return TOOL_EXIT_OK;
 }
 
 static const char description[] =
@@ -621,8 +651,9 @@ static const char description[] =
   "(Linux 6.9+): if the pid now belongs to another process, it is refused.\n"
   "\n"
   "With -- COMMAND, runs COMMAND and watches it; COMMAND's exit status becomes\n"
-  "procwatch's (128+N if killed by signal N). On timeout COMMAND gets SIGTERM\n"
-  "and procwatch exits 3 without waiting for it.\n"
+  "procwatch's (128+N if killed by signal N). SIGTERM and SIGHUP sent to\n"
+  "procwatch are passed on to it. On timeout COMMAND gets SIGTERM and procwatch\n"
+  "exits 3 without waiting for it.\n"
   "\n"
   "Exit status:\n"
   "  0  every watched process exited (or N of them, with --count)\n"
@@ -705,7 +736,7 @@ main (int   argc,
   if (version)
     {
       printf ("procwatch (gio-procwatch) %s\n", PROCWATCH_VERSION_S);
-      return EXIT_OK;
+      return TOOL_EXIT_OK;
     }
 
   if (timeout_text != NULL && !parse_timeout (timeout_text, &timeout_ms, &error))
@@ -744,7 +775,7 @@ main (int   argc,
   if (g_strcmp0 (procwatch_process_monitor_get_backend (monitor), "none") == 0)
     {
       warn ("this kernel offers no way to watch processes (no pidfd_open)");
-      return EXIT_UNSUPPORTED;
+      return TOOL_EXIT_UNSUPPORTED;
     }
 
   g_signal_connect (monitor, "exited", G_CALLBACK (on_exited), &tool);

@@ -317,14 +317,19 @@ def test_killed_status_text(procs, tools):
     assert tool.finish()[0] == 0
 
 
+def thread_id(procs):
+    """The id of a thread that is not a process: a second thread of a child."""
+    owner = procs([sys.executable, '-c',
+                   'import sys, threading\n'
+                   'e = threading.Event()\n'
+                   't = threading.Thread(target=e.wait); t.start()\n'
+                   'print(t.native_id, flush=True); sys.stdin.read(); e.set()'],
+                  stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    return int(owner.stdout.readline())
+
+
 def test_thread_is_refused(procs):
-    target = procs([sys.executable, '-c',
-                    'import sys, threading\n'
-                    'e = threading.Event()\n'
-                    't = threading.Thread(target=e.wait); t.start()\n'
-                    'print(t.native_id, flush=True); sys.stdin.read(); e.set()'],
-                   stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    tid = int(target.stdout.readline())
+    tid = thread_id(procs)
     status, out, err = run(tid)
     assert (status, out) == (1, '')
     assert str(tid) in err and 'thread' in err and len(err.splitlines()) == 1
@@ -388,13 +393,7 @@ def test_one_gone_among_many_without_exited(procs):
 
 
 def test_other_failure_with_exited_still_watches_the_rest(procs, tools):
-    thread_owner = procs([sys.executable, '-c',
-                          'import sys, threading\n'
-                          'e = threading.Event()\n'
-                          't = threading.Thread(target=e.wait); t.start()\n'
-                          'print(t.native_id, flush=True); sys.stdin.read(); e.set()'],
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    tid = int(thread_owner.stdout.readline())
+    tid = thread_id(procs)
     target = procs()
     tool = tools('-e', tid, target.pid)
     assert str(tid) in tool.err_line()
@@ -685,6 +684,15 @@ def test_command_timeout_terminates_it():
         ready, _, _ = select.select([pidfd], [], [], DEADLINE)
         os.close(pidfd)
         assert ready, 'the command outlived the timeout'
+
+
+def test_command_gets_sigterm_sent_to_procwatch():
+    tool = Tool('--', 'sh', '-c', 'echo $$; exec sleep 300')
+    pid = int(tool.line())
+    tool.proc.send_signal(signal.SIGTERM)
+    # The name is the one it had when watching started, before the exec.
+    assert_event(tool.line(), pid, 'exited', 'sh', 'killed by SIGTERM')
+    assert tool.finish() == (128 + signal.SIGTERM, [], [])
 
 
 # Many processes ------------------------------------------------------------
