@@ -579,7 +579,10 @@ def test_name_full_command_line(procs, tools):
     status, _, err = run('-n', token)
     assert status == 1 and err == "procwatch: no process matches '%s'\n" % token
     # procwatch's own command line holds the token too: it never watches itself.
-    tool = tools('-f', '-n', token)
+    tool = tools('-f', '-v', '-n', token)
+    assert tool.err_line() == 'procwatch: backend pidfd'
+    # A zombie has no command line: the target must outlive the scan.
+    assert re.fullmatch(r'procwatch: watching %d\S* python3' % target.pid, tool.err_line())
     target.stdin.close()
     assert_event(tool.line(), target.pid, 'exited', 'python3')
     assert tool.finish() == (0, [], [])
