@@ -637,6 +637,39 @@ def test_verbose_pid_inode_pins_the_process(procs, tools):
     assert run(pinned)[0] == 1
 
 
+REUSE_SCRIPT = r"""
+sleep 300 & a=$!
+pin=$("$TOOL" -v -t 0.001 $a 2>&1 | sed -n 's/^procwatch: watching \([0-9:]*\) .*/\1/p')
+{ kill $a; wait $a; } 2>/dev/null
+echo $((a - 1)) > /proc/sys/kernel/ns_last_pid
+sleep 300 & b=$!
+[ "$a" = "$b" ] || { echo "pid $a was not reused: got $b"; kill $b; exit 99; }
+echo "pin=$pin"
+"$TOOL" "$pin"; echo "rc=$?"
+"$TOOL" -e "$pin"; echo "rc=$?"
+kill $b
+"""
+
+
+@needs_pidfs
+def test_pid_inode_refuses_a_really_reused_pid():
+    """In a private pid namespace, a pid is freed and given to a new process."""
+    if not shutil.which('unshare'):
+        pytest.skip('unshare(1) is missing')
+    userns = [] if os.geteuid() == 0 else ['--user', '--map-root-user']
+    proc = subprocess.run(['unshare', *userns, '--pid', '--fork', '--mount-proc',
+                           'sh', '-c', REUSE_SCRIPT],
+                          env={**os.environ, 'TOOL': TOOL}, capture_output=True, text=True,
+                          timeout=DEADLINE)
+    if 'pin=' not in proc.stdout:
+        pytest.skip('no private pid namespace here: %s' % (proc.stderr or proc.stdout).strip())
+    pin = re.search(r'^pin=(\d+):(\d+)$', proc.stdout, re.M)
+    assert pin, proc.stdout
+    assert re.findall(r'^rc=(\d+)$', proc.stdout, re.M) == ['1', '0']
+    assert re.fullmatch(r'procwatch: process %s:%s is gone: pid %s now belongs to another '
+                        r'process \(%s:\d+\)\n' % (pin[1], pin[2], pin[1], pin[1]), proc.stderr)
+
+
 # -- COMMAND -----------------------------------------------------------------
 
 def test_command_exit_status():
