@@ -44,6 +44,7 @@ typedef struct
   GHashTable *targets;   /* ProcwatchProcess → ToolTarget */
 
   gboolean json;
+  gboolean quiet;
   gboolean verbose;
   gboolean wait_reaped;
   gboolean allow_exited;
@@ -129,7 +130,8 @@ on_event (Tool             *tool,
   if (tool->done || target == NULL || (!tool->wait_reaped && !final))
     return;
 
-  tool_print_event (stdout, tool->json, event, target, process);
+  if (!tool->quiet)
+    tool_print_event (stdout, tool->json, event, target, process);
 
   if (final && ++tool->finished >= tool->needed)
     finish (tool);
@@ -707,6 +709,8 @@ main (int   argc,
       "Match PATTERN ignoring case", NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &tool.json,
       "Print events as JSON Lines", NULL },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &tool.quiet,
+      "Print no events, as waitpid(1)", NULL },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &tool.verbose,
       "Report each process watched (PID:INODE) on stderr", NULL },
     { "version", 'V', 0, G_OPTION_ARG_NONE, &version,
@@ -744,6 +748,9 @@ main (int   argc,
 
   if (count != -1 && count < 1)
     return usage_error ("invalid count: expected a positive number");
+
+  if (tool.quiet && tool.json)
+    return usage_error ("--quiet and --json cannot be combined");
 
   if (command_argv != NULL)
     {

@@ -191,7 +191,7 @@ def test_help_lists_every_option_and_exit_status():
     status, out, err = run('--help')
     assert status == 0 and err == ''
     assert out.startswith('Usage:\n  procwatch [OPTION…] PID[:INODE]…')
-    for option in ['--timeout=SECONDS', '--count=N', '--exited', '--reaped', '--json',
+    for option in ['--timeout=SECONDS', '--count=N', '--exited', '--reaped', '--json', '--quiet',
                    '--name=PATTERN', '--full', '--exact', '--ignore-case', '--verbose',
                    '--version']:
         assert option in out
@@ -238,6 +238,7 @@ def test_version():
     (['-c', '2', '1'], 'cannot wait for 2 of 1 processes'),
     (['-n', '(unclosed'], 'invalid pattern'),
     (['--'], "no COMMAND after '--'"),
+    (['-q', '--json', '1'], 'cannot be combined'),
     (['1', '--', 'true'], 'cannot be combined with a COMMAND'),
 ])
 def test_bad_usage_exits_1_with_a_usage_line(args, message):
@@ -257,6 +258,16 @@ def test_waits_for_exit_and_prints_name(procs, tools):
     assert tool.proc.poll() is None
     target.send_signal(signal.SIGTERM)
     assert_event(tool.line(), target.pid, 'exited', 'sleep')
+    assert tool.finish() == (0, [], [])
+
+
+def test_quiet_prints_nothing(procs, tools):
+    target = procs()
+    tool = tools('--quiet', '--reaped', '-v', target.pid)
+    assert tool.err_line() == 'procwatch: backend pidfd'
+    assert tool.err_line().startswith('procwatch: watching %d' % target.pid)
+    target.kill()
+    target.wait()
     assert tool.finish() == (0, [], [])
 
 
