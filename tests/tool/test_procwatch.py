@@ -175,6 +175,11 @@ def gone_pid():
     return proc.pid
 
 
+def assert_backend_line(line):
+    """The first line of --verbose: any backend but "none" watches."""
+    assert re.fullmatch(r'procwatch: backend \S+', line) and not line.endswith(' none'), line
+
+
 def assert_event(line, pid, event, name=None, status=None):
     fields = line.split(' ', 3)
     assert fields[0] == str(pid), line
@@ -264,7 +269,7 @@ def test_waits_for_exit_and_prints_name(procs, tools):
 def test_quiet_prints_nothing(procs, tools):
     target = procs()
     tool = tools('--quiet', '--reaped', '-v', target.pid)
-    assert tool.err_line() == 'procwatch: backend pidfd'
+    assert_backend_line(tool.err_line())
     assert tool.err_line().startswith('procwatch: watching %d' % target.pid)
     target.kill()
     target.wait()
@@ -558,7 +563,7 @@ def test_name_repeatable_and_combined_with_pids(procs, tools, tmp_path):
     # One process matched by both patterns and given by pid is watched once.
     tool = tools('-v', '-n', name1, '--name', '^(%s|%s)$' % (name2, name1), by_pid.pid,
                  named[0].pid)
-    assert tool.err_line() == 'procwatch: backend pidfd'
+    assert_backend_line(tool.err_line())
     watched = {int(re.match(r'procwatch: watching (\d+)', tool.err_line()).group(1))
                for _ in range(4)}
     assert watched == {p.pid for p in named + [by_pid]}
@@ -591,7 +596,7 @@ def test_name_full_command_line(procs, tools):
     assert status == 1 and err == "procwatch: no process matches '%s'\n" % token
     # procwatch's own command line holds the token too: it never watches itself.
     tool = tools('-f', '-v', '-n', token)
-    assert tool.err_line() == 'procwatch: backend pidfd'
+    assert_backend_line(tool.err_line())
     # A zombie has no command line: the target must outlive the scan.
     assert re.fullmatch(r'procwatch: watching %d\S* python3' % target.pid, tool.err_line())
     target.stdin.close()
@@ -615,7 +620,7 @@ def test_pid_inode_match(procs, tools):
     target = procs()
     inode = pidfs_inode(target.pid)
     tool = tools('-v', '%d:%d' % (target.pid, inode))
-    assert tool.err_line() == 'procwatch: backend pidfd'
+    assert_backend_line(tool.err_line())
     assert tool.err_line() == 'procwatch: watching %d:%d sleep' % (target.pid, inode)
     target.kill()
     assert_event(tool.line(), target.pid, 'exited', 'sleep')
