@@ -315,6 +315,21 @@ watch_target (Tool        *tool,
     g_clear_pointer (&target.name, g_free);
 
   process = procwatch_process_monitor_watch_pidfd (tool->monitor, fd, error);
+  if (process == NULL && g_error_matches (*error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED))
+    {
+      /* A backend without pidfds: watched by number, then checked to be the
+       * process the pidfd pins. Unreaped now, it owned the pid all along. */
+      g_clear_error (error);
+      process = procwatch_process_monitor_watch_pid (tool->monitor, pid, error);
+      if (process != NULL && !g_hash_table_contains (tool->targets, process) &&
+          tool_pidfd_is_reaped (fd))
+        {
+          procwatch_process_monitor_unwatch (tool->monitor, pid);
+          g_clear_object (&process);
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                       "process %d: no such process", (int) pid);
+        }
+    }
   close (fd);
 
   if (process == NULL)
