@@ -1,0 +1,786 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The gio-procwatch authors
+"""The procwatch tool, run as a subprocess against real processes.
+
+No sleeps stand in for synchronisation: the tests read the tool's output
+line by line and act on each line; a target that must not exit yet waits on
+its stdin. Every wait has a deadline, so a broken tool fails instead of
+hanging.
+"""
+
+import datetime
+import json
+import os
+import re
+import resource
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+
+TOOL = os.environ['PROCWATCH_TOOL']
+NOPIDFD_EXEC = os.environ.get('PROCWATCH_NOPIDFD_EXEC')
+MAN_PAGE = os.environ.get('PROCWATCH_MAN_PAGE')
+DEADLINE = 20.0
+
+JSON_KEYS = ['time', 'monotonic_us', 'event', 'pid', 'inode', 'name', 'status']
+STATUS_KEYS = ['raw', 'exited', 'exit_code', 'signal', 'signal_name', 'core_dumped']
+
+
+def kernel_at_least(major, minor):
+    release = re.match(r'(\d+)\.(\d+)', os.uname().release)
+    return (int(release.group(1)), int(release.group(2))) >= (major, minor)
+
+
+def pidfs_inode(pid):
+    """The pidfs inode of a live process, or None without pidfs."""
+    fd = os.pidfd_open(pid)
+    try:
+        inode = os.fstat(fd).st_ino
+        # Before pidfs every pidfd shares one anonymous inode.
+        other = os.pidfd_open(os.getpid())
+        try:
+            return inode if os.fstat(other).st_ino != inode else None
+        finally:
+            os.close(other)
+    finally:
+        os.close(fd)
+
+
+class Lines:
+    """Reads lines from a pipe with a deadline, without blocking on partial
+    lines or losing what a buffered reader would hide from select()."""
+
+    def __init__(self, stream):
+        self.fd = stream.fileno()
+        self.buffer = b''
+        self.eof = False
+
+    def readline(self, timeout=DEADLINE):
+        deadline = time.monotonic() + timeout
+        while b'\n' not in self.buffer:
+            if self.eof:
+                rest, self.buffer = self.buffer, b''
+                return rest.decode('utf-8', 'surrogateescape') if rest else None
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError('no complete line within %.0f s; have %r' % (timeout, self.buffer))
+            ready, _, _ = select.select([self.fd], [], [], remaining)
+            if ready:
+                chunk = os.read(self.fd, 65536)
+                self.eof = not chunk
+                self.buffer += chunk
+        line, self.buffer = self.buffer.split(b'\n', 1)
+        return line.decode('utf-8', 'surrogateescape')
+
+    def rest(self, timeout=DEADLINE):
+        lines = []
+        while (line := self.readline(timeout)) is not None:
+            lines.append(line)
+        return lines
+
+
+class Tool:
+    """A running procwatch."""
+
+    def __init__(self, *args, preexec_fn=None, wrapper=()):
+        self.proc = subprocess.Popen([*wrapper, TOOL, *map(str, args)],
+                                     stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     preexec_fn=preexec_fn)
+        self.out = Lines(self.proc.stdout)
+        self.err = Lines(self.proc.stderr)
+
+    def line(self, timeout=DEADLINE):
+        return self.out.readline(timeout)
+
+    def err_line(self, timeout=DEADLINE):
+        return self.err.readline(timeout)
+
+    def finish(self, timeout=DEADLINE):
+        """Waits for the exit; returns (status, remaining stdout lines, stderr lines)."""
+        out = self.out.rest(timeout)
+        err = self.err.rest(timeout)
+        status = self.proc.wait(timeout)
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+        return status, out, err
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+
+
+def run(*args, timeout=DEADLINE, wrapper=()):
+    proc = subprocess.run([*wrapper, TOOL, *map(str, args)], stdin=subprocess.DEVNULL,
+                          capture_output=True, timeout=timeout)
+    return (proc.returncode, proc.stdout.decode('utf-8', 'surrogateescape'),
+            proc.stderr.decode('utf-8', 'surrogateescape'))
+
+
+@pytest.fixture
+def procs():
+    """Starts processes that wait on their stdin; kills and reaps leftovers."""
+    started = []
+
+    def spawn(argv=None, **kwargs):
+        proc = subprocess.Popen(argv or ['sleep', '300'], **kwargs)
+        started.append(proc)
+        return proc
+
+    yield spawn
+
+    for proc in started:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        for stream in (proc.stdin, proc.stdout):
+            if stream:
+                stream.close()
+
+
+@pytest.fixture
+def tools():
+    started = []
+
+    def start(*args, **kwargs):
+        tool = Tool(*args, **kwargs)
+        started.append(tool)
+        return tool
+
+    yield start
+
+    for tool in started:
+        tool.kill()
+
+
+def waiter(procs, code=0):
+    """A child of the test that exits with @code once its stdin closes."""
+    return procs([sys.executable, '-c', 'import sys; sys.stdin.read(); sys.exit(%d)' % code],
+                 stdin=subprocess.PIPE)
+
+
+def gone_pid():
+    """The pid of a process that has exited and been reaped."""
+    proc = subprocess.Popen(['true'])
+    proc.wait()
+    return proc.pid
+
+
+def assert_backend_line(line):
+    """The first line of --verbose: any backend but "none" watches."""
+    assert re.fullmatch(r'procwatch: backend \S+', line) and not line.endswith(' none'), line
+
+
+def assert_event(line, pid, event, name=None, status=None):
+    fields = line.split(' ', 3)
+    assert fields[0] == str(pid), line
+    assert fields[1] == event, line
+    if name is not None:
+        assert fields[2] == name, line
+    if status is not None:
+        assert len(fields) == 4 and fields[3] == status, line
+
+
+# --help, --version, usage ---------------------------------------------------
+
+def test_help_lists_every_option_and_exit_status():
+    status, out, err = run('--help')
+    assert status == 0 and err == ''
+    assert out.startswith('Usage:\n  procwatch [OPTION…] PID[:INODE]…')
+    for option in ['--timeout=SECONDS', '--count=N', '--exited', '--reaped', '--json', '--quiet',
+                   '--name=PATTERN', '--full', '--exact', '--ignore-case', '--verbose',
+                   '--version']:
+        assert option in out
+    assert 'Exit status:' in out
+    for code in ['0', '1', '2', '3']:
+        assert re.search(r'^  %s  \S' % code, out, re.M), code
+    assert all(len(line) <= 80 for line in out.splitlines())
+
+
+def test_man_page_documents_every_option():
+    if not MAN_PAGE or not os.path.exists(MAN_PAGE):
+        pytest.skip('man page path not given')
+    with open(MAN_PAGE, encoding='utf-8') as f:
+        page = f.read().replace('\\-', '-')
+    _, help_text, _ = run('--help')
+    for option in set(re.findall(r'--[a-z-]+', help_text)):
+        assert option in page, option
+    for key in JSON_KEYS + STATUS_KEYS:
+        assert '.B %s\n' % key in page, key
+    if shutil.which('groff'):
+        check = subprocess.run(['groff', '-man', '-Tutf8', '-ww', '-z', MAN_PAGE],
+                               capture_output=True, text=True, timeout=DEADLINE)
+        assert check.returncode == 0 and check.stderr == '', check.stderr
+
+
+def test_version():
+    status, out, err = run('--version')
+    assert status == 0 and err == ''
+    assert re.fullmatch(r'procwatch \(gio-procwatch\) \d+\.\d+\.\d+\n', out)
+    assert run('-V')[1] == out
+
+
+@pytest.mark.parametrize('args, message', [
+    ([], 'no process given'),
+    (['abc'], "'abc' is not a process id"),
+    (['12:'], "'12:' is not a process id"),
+    (['0'], "'0' is not a process id"),
+    (['--bogus'], 'Unknown option --bogus'),
+    (['-c', '0', '1'], 'invalid count'),
+    (['-c', 'x', '1'], 'Cannot parse integer value'),
+    (['-t', '-1', '1'], 'invalid timeout'),
+    (['-t', 'soon', '1'], 'invalid timeout'),
+    (['-t', 'nan', '1'], 'invalid timeout'),
+    (['-c', '2', '1'], 'cannot wait for 2 of 1 processes'),
+    (['-n', '(unclosed'], 'invalid pattern'),
+    (['--'], "no COMMAND after '--'"),
+    (['-q', '--json', '1'], 'cannot be combined'),
+    (['1', '--', 'true'], 'cannot be combined with a COMMAND'),
+])
+def test_bad_usage_exits_1_with_a_usage_line(args, message):
+    status, out, err = run(*args)
+    assert status == 1
+    assert out == ''
+    assert err.startswith('procwatch: ') and message in err.splitlines()[0], err
+    assert 'Usage: procwatch' in err
+    assert "Try 'procwatch --help'" in err
+
+
+# Waiting for processes: text output and exit status 0 ---------------------
+
+def test_waits_for_exit_and_prints_name(procs, tools):
+    target = procs()
+    tool = tools(target.pid)
+    assert tool.proc.poll() is None
+    target.send_signal(signal.SIGTERM)
+    assert_event(tool.line(), target.pid, 'exited', 'sleep')
+    assert tool.finish() == (0, [], [])
+
+
+def test_quiet_prints_nothing(procs, tools):
+    target = procs()
+    tool = tools('--quiet', '--reaped', '-v', target.pid)
+    assert_backend_line(tool.err_line())
+    assert tool.err_line().startswith('procwatch: watching %d' % target.pid)
+    target.kill()
+    target.wait()
+    assert tool.finish() == (0, [], [])
+
+
+def test_several_processes_each_reported(procs, tools):
+    targets = [waiter(procs) for _ in range(3)]
+    tool = tools(*(t.pid for t in targets))
+    for target in targets:
+        target.stdin.close()
+        assert_event(tool.line(), target.pid, 'exited', 'python3')
+    assert tool.finish() == (0, [], [])
+
+
+def test_same_process_twice_is_watched_once(procs, tools):
+    target = procs()
+    tool = tools(target.pid, target.pid, '-v')
+    target.kill()
+    assert_event(tool.line(), target.pid, 'exited')
+    status, out, err = tool.finish()
+    assert (status, out) == (0, [])
+    assert sum('watching' in line for line in err) == 1
+
+
+def test_zombie_before_start_is_reported_at_once(procs):
+    target = procs()
+    target.kill()
+    os.waitid(os.P_PID, target.pid, os.WEXITED | os.WNOWAIT)   # a zombie now
+    status, out, err = run(target.pid)
+    assert status == 0, err
+    assert_event(out.rstrip('\n'), target.pid, 'exited', 'sleep')
+
+
+def test_reaped_waits_for_reaping_and_reports_status(procs, tools):
+    target = waiter(procs, code=7)
+    tool = tools('--reaped', target.pid)
+    target.stdin.close()
+    assert_event(tool.line(), target.pid, 'exited', 'python3')
+    # A zombie of ours: the tool must keep waiting until we reap it.
+    with pytest.raises(subprocess.TimeoutExpired):
+        tool.proc.wait(0.3)
+    assert target.wait() == 7
+    reaped = tool.line()
+    if kernel_at_least(6, 15):
+        assert_event(reaped, target.pid, 'reaped', 'python3', 'exit 7')
+    else:
+        assert_event(reaped, target.pid, 'reaped', 'python3')
+    assert tool.finish() == (0, [], [])
+
+
+def test_killed_status_text(procs, tools):
+    if not kernel_at_least(6, 15):
+        pytest.skip('the status of a non-child needs PIDFD_INFO_EXIT (Linux 6.15)')
+    target = procs()
+    tool = tools('--reaped', target.pid)
+    target.kill()
+    assert_event(tool.line(), target.pid, 'exited', 'sleep')
+    target.wait()
+    assert_event(tool.line(), target.pid, 'reaped', 'sleep', 'killed by SIGKILL')
+    assert tool.finish()[0] == 0
+
+
+def thread_id(procs):
+    """The id of a thread that is not a process: a second thread of a child."""
+    owner = procs([sys.executable, '-c',
+                   'import sys, threading\n'
+                   'e = threading.Event()\n'
+                   't = threading.Thread(target=e.wait); t.start()\n'
+                   'print(t.native_id, flush=True); sys.stdin.read(); e.set()'],
+                  stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    return int(owner.stdout.readline())
+
+
+def test_thread_is_refused(procs):
+    tid = thread_id(procs)
+    status, out, err = run(tid)
+    assert (status, out) == (1, '')
+    assert str(tid) in err and 'thread' in err and len(err.splitlines()) == 1
+
+
+# --count -------------------------------------------------------------------
+
+def test_count_returns_after_n_exits(procs, tools):
+    targets = [waiter(procs) for _ in range(3)]
+    tool = tools('-c', 2, *(t.pid for t in targets))
+    targets[2].stdin.close()
+    assert_event(tool.line(), targets[2].pid, 'exited')
+    targets[0].stdin.close()
+    assert_event(tool.line(), targets[0].pid, 'exited')
+    assert tool.finish() == (0, [], [])
+    assert targets[1].poll() is None
+
+
+def test_count_with_reaped_counts_reaps(procs, tools):
+    targets = [waiter(procs) for _ in range(2)]
+    tool = tools('--count=1', '--reaped', *(t.pid for t in targets))
+    targets[0].stdin.close()
+    assert_event(tool.line(), targets[0].pid, 'exited')
+    targets[0].wait()
+    assert_event(tool.line(), targets[0].pid, 'reaped')
+    assert tool.finish() == (0, [], [])
+
+
+# --exited and processes that are gone --------------------------------------
+
+def test_pid_gone_before_start_fails():
+    pid = gone_pid()
+    status, out, err = run(pid)
+    assert (status, out) == (1, '')
+    assert err == 'procwatch: process %d: no such process\n' % pid
+
+
+def test_pid_gone_before_start_with_exited_succeeds():
+    pid = gone_pid()
+    assert run('-e', pid) == (0, '', '')
+    status, out, err = run('--exited', '--verbose', pid)
+    assert (status, out) == (0, '')
+    assert 'process %d: no such process, skipping' % pid in err
+
+
+def test_one_gone_among_many_with_exited(procs, tools):
+    target = procs()
+    pid = gone_pid()
+    tool = tools('-e', pid, target.pid)
+    target.kill()
+    assert_event(tool.line(), target.pid, 'exited', 'sleep')
+    assert tool.finish() == (0, [], [])
+
+
+def test_one_gone_among_many_without_exited(procs):
+    target = procs()
+    pid = gone_pid()
+    status, out, err = run(target.pid, pid)
+    assert (status, out) == (1, '')
+    assert err == 'procwatch: process %d: no such process\n' % pid
+
+
+def test_other_failure_with_exited_still_watches_the_rest(procs, tools):
+    tid = thread_id(procs)
+    target = procs()
+    tool = tools('-e', tid, target.pid)
+    assert str(tid) in tool.err_line()
+    target.kill()
+    assert_event(tool.line(), target.pid, 'exited')
+    status, out, err = tool.finish()
+    assert (status, out, err) == (1, [], [])
+
+
+# --timeout -----------------------------------------------------------------
+
+def test_timeout_expires_with_status_3(procs):
+    target = procs()
+    start = time.monotonic()
+    status, out, err = run('-t', '0.3', target.pid)
+    elapsed = time.monotonic() - start
+    assert (status, out, err) == (3, '', '')
+    assert 0.3 <= elapsed < DEADLINE
+    assert target.poll() is None
+
+
+def test_timeout_verbose_says_so(procs):
+    target = procs()
+    status, out, err = run('--timeout=0.05', '-v', target.pid)
+    assert (status, out) == (3, '')
+    assert err.splitlines()[-1] == 'procwatch: timeout expired'
+
+
+def test_timeout_not_reached(procs, tools):
+    target = procs()
+    tool = tools('-t', '60', target.pid)
+    target.kill()
+    assert_event(tool.line(), target.pid, 'exited')
+    assert tool.finish() == (0, [], [])
+
+
+# --json --------------------------------------------------------------------
+
+def check_json(line, pid, event):
+    obj = json.loads(line)
+    assert list(obj) == JSON_KEYS
+    assert obj['event'] == event and obj['pid'] == pid
+    stamp = datetime.datetime.fromisoformat(obj['time'].replace('Z', '+00:00'))
+    assert re.fullmatch(r'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z', obj['time'])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    assert abs((now - stamp).total_seconds()) < 60
+    assert isinstance(obj['monotonic_us'], int)
+    assert abs(obj['monotonic_us'] - time.clock_gettime_ns(time.CLOCK_MONOTONIC) // 1000) < 60e6
+    if obj['status'] is not None:
+        assert list(obj['status']) == STATUS_KEYS
+    return obj
+
+
+def test_json_events(procs, tools):
+    target = procs()
+    inode = pidfs_inode(target.pid)
+    tool = tools('--json', '--reaped', target.pid)
+    target.send_signal(signal.SIGKILL)
+    exited = check_json(tool.line(), target.pid, 'exited')
+    target.wait()
+    reaped = check_json(tool.line(), target.pid, 'reaped')
+    assert exited['name'] == reaped['name'] == 'sleep'
+    assert exited['inode'] == reaped['inode'] == inode
+    assert exited['status'] is None   # not our child, not reaped yet
+    assert reaped['monotonic_us'] >= exited['monotonic_us']
+    if kernel_at_least(6, 15):
+        assert reaped['status'] == {'raw': 9, 'exited': False, 'exit_code': None,
+                                    'signal': 9, 'signal_name': 'SIGKILL',
+                                    'core_dumped': False}
+    assert tool.finish() == (0, [], [])
+
+
+def test_json_status_of_a_command():
+    status, out, err = run('--json', '--reaped', '--', 'sh', '-c', 'exit 42')
+    assert status == 42, err
+    lines = out.splitlines()
+    assert len(lines) == 2
+    exited = json.loads(lines[0])
+    reaped = json.loads(lines[1])
+    assert [exited['event'], reaped['event']] == ['exited', 'reaped']
+    assert exited['status'] == {'raw': 42 << 8, 'exited': True, 'exit_code': 42,
+                                'signal': None, 'signal_name': None, 'core_dumped': False}
+    assert exited['name'] == 'sh'
+
+
+# comm may hold any bytes but NUL: quotes, backslashes, controls, bad UTF-8.
+WEIRD_NAME = b'a"b\\c d\n\x01\xff\xc3\xa9'
+NAME_PROGRAM = ('import sys\n'
+                'open("/proc/self/comm", "wb").write(%r)\n'
+                'print("ready", flush=True); sys.stdin.read()' % WEIRD_NAME)
+
+
+def test_json_escapes_any_name(procs, tools):
+    target = procs([sys.executable, '-c', NAME_PROGRAM],
+                   stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert target.stdout.readline() == b'ready\n'
+    tool = tools('--json', target.pid)
+    target.stdin.close()
+    line = tool.line()
+    assert '\n' not in line
+    obj = check_json(line, target.pid, 'exited')
+    assert obj['name'] == 'a"b\\c d\n\x01\ufffd\u00e9'
+    assert tool.finish() == (0, [], [])
+
+
+def test_text_escapes_any_name(procs, tools):
+    target = procs([sys.executable, '-c', NAME_PROGRAM],
+                   stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert target.stdout.readline() == b'ready\n'
+    tool = tools(target.pid)
+    target.stdin.close()
+    assert tool.line() == '%d exited a"b\\x5cc\\x20d\\x0a\\x01\\xffé' % target.pid
+    assert tool.finish() == (0, [], [])
+
+
+# --name, --full, --exact, --ignore-case ------------------------------------
+
+def make_unique_sleep(directory):
+    """A copy of sleep(1) with a name no other process has."""
+    name = 'pwt-' + uuid.uuid4().hex[:8]
+    path = directory / name
+    shutil.copy(shutil.which('sleep'), path)
+    return name, str(path)
+
+
+@pytest.fixture
+def unique_sleep(tmp_path):
+    return make_unique_sleep(tmp_path)
+
+
+def test_name_matches_several_processes(procs, tools, unique_sleep):
+    name, path = unique_sleep
+    targets = [procs([path, '300']) for _ in range(3)]
+    bystander = procs()
+    tool = tools('--json', '-n', '^%s$' % name)
+    for target in targets:
+        target.kill()
+    events = [json.loads(tool.line()) for _ in targets]
+    assert sorted(e['pid'] for e in events) == sorted(t.pid for t in targets)
+    assert {e['name'] for e in events} == {name}
+    assert tool.finish() == (0, [], [])
+    assert bystander.poll() is None
+
+
+def test_name_repeatable_and_combined_with_pids(procs, tools, tmp_path):
+    name1, path1 = make_unique_sleep(tmp_path)
+    name2, path2 = make_unique_sleep(tmp_path)
+    named = [procs([path1, '300']), procs([path2, '300']), procs([path2, '300'])]
+    by_pid = procs()
+    bystander = procs()
+    # One process matched by both patterns and given by pid is watched once.
+    tool = tools('-v', '-n', name1, '--name', '^(%s|%s)$' % (name2, name1), by_pid.pid,
+                 named[0].pid)
+    assert_backend_line(tool.err_line())
+    watched = {int(re.match(r'procwatch: watching (\d+)', tool.err_line()).group(1))
+               for _ in range(4)}
+    assert watched == {p.pid for p in named + [by_pid]}
+    for proc in named + [by_pid]:
+        proc.kill()
+    assert {int(tool.line().split()[0]) for _ in range(4)} == watched
+    assert tool.finish() == (0, [], [])
+    assert bystander.poll() is None
+
+
+def test_name_exact_and_ignore_case(procs, tools, unique_sleep):
+    name, path = unique_sleep
+    target = procs([path, '300'])
+    # A prefix matches like pgrep, but not with --exact.
+    assert run('-x', '-n', name[:-1])[0] == 1
+    assert run('-n', name.upper(), '-t', '0.01')[0] == 1
+    status, _, err = run('-i', '-v', '-n', name.upper(), '-t', '0.01')
+    assert status == 3 and 'watching %d' % target.pid in err
+    tool = tools('--exact', '-n', name)
+    target.kill()
+    assert_event(tool.line(), target.pid, 'exited', name)
+    assert tool.finish()[0] == 0
+
+
+def test_name_full_command_line(procs, tools):
+    token = 'pwt-arg-' + uuid.uuid4().hex[:8]
+    target = procs([sys.executable, '-c', 'import sys; sys.stdin.read()', token],
+                   stdin=subprocess.PIPE)
+    status, _, err = run('-n', token)
+    assert status == 1 and err == "procwatch: no process matches '%s'\n" % token
+    # procwatch's own command line holds the token too: it never watches itself.
+    tool = tools('-f', '-v', '-n', token)
+    assert_backend_line(tool.err_line())
+    # A zombie has no command line: the target must outlive the scan.
+    assert re.fullmatch(r'procwatch: watching %d\S* python3' % target.pid, tool.err_line())
+    target.stdin.close()
+    assert_event(tool.line(), target.pid, 'exited', 'python3')
+    assert tool.finish() == (0, [], [])
+
+
+def test_name_without_match():
+    pattern = '^pwt-none-' + uuid.uuid4().hex[:6] + '$'
+    assert run('-n', pattern) == (1, '', "procwatch: no process matches '%s'\n" % pattern)
+    assert run('-e', '-n', pattern) == (0, '', '')
+
+
+# PID:INODE -----------------------------------------------------------------
+
+needs_pidfs = pytest.mark.skipif(not kernel_at_least(6, 9), reason='pidfs needs Linux 6.9')
+
+
+@needs_pidfs
+def test_pid_inode_match(procs, tools):
+    target = procs()
+    inode = pidfs_inode(target.pid)
+    tool = tools('-v', '%d:%d' % (target.pid, inode))
+    assert_backend_line(tool.err_line())
+    assert tool.err_line() == 'procwatch: watching %d:%d sleep' % (target.pid, inode)
+    target.kill()
+    assert_event(tool.line(), target.pid, 'exited', 'sleep')
+    assert tool.finish() == (0, [], [])
+
+
+@needs_pidfs
+def test_pid_inode_mismatch_is_refused(procs):
+    target = procs()
+    wrong = pidfs_inode(target.pid) + 1000003
+    status, out, err = run('%d:%d' % (target.pid, wrong))
+    assert (status, out) == (1, '')
+    assert err.count('\n') == 1 and str(target.pid) in err
+    assert 'now belongs to another process' in err
+    assert run('-e', '%d:%d' % (target.pid, wrong)) == (0, '', '')
+
+
+@needs_pidfs
+def test_verbose_pid_inode_pins_the_process(procs, tools):
+    target = procs()
+    status, _, err = run('-v', '-t', '0.001', target.pid)
+    assert status == 3
+    pinned = re.search(r'^procwatch: watching (\d+:\d+) sleep$', err, re.M).group(1)
+    tool = tools(pinned)
+    target.kill()
+    assert_event(tool.line(), target.pid, 'exited')
+    assert tool.finish() == (0, [], [])
+    target.wait()
+    # The process it names is gone for good, even if its pid comes back.
+    assert run(pinned)[0] == 1
+
+
+REUSE_SCRIPT = r"""
+sleep 300 & a=$!
+pin=$("$TOOL" -v -t 0.001 $a 2>&1 | sed -n 's/^procwatch: watching \([0-9:]*\) .*/\1/p')
+{ kill $a; wait $a; } 2>/dev/null
+echo $((a - 1)) > /proc/sys/kernel/ns_last_pid
+sleep 300 & b=$!
+[ "$a" = "$b" ] || { echo "pid $a was not reused: got $b"; kill $b; exit 99; }
+echo "pin=$pin"
+"$TOOL" "$pin"; echo "rc=$?"
+"$TOOL" -e "$pin"; echo "rc=$?"
+kill $b
+"""
+
+
+@needs_pidfs
+def test_pid_inode_refuses_a_really_reused_pid():
+    """In a private pid namespace, a pid is freed and given to a new process."""
+    if not shutil.which('unshare'):
+        pytest.skip('unshare(1) is missing')
+    userns = [] if os.geteuid() == 0 else ['--user', '--map-root-user']
+    proc = subprocess.run(['unshare', *userns, '--pid', '--fork', '--mount-proc',
+                           'sh', '-c', REUSE_SCRIPT],
+                          env={**os.environ, 'TOOL': TOOL}, capture_output=True, text=True,
+                          timeout=DEADLINE)
+    if 'pin=' not in proc.stdout:
+        pytest.skip('no private pid namespace here: %s' % (proc.stderr or proc.stdout).strip())
+    pin = re.search(r'^pin=(\d+):(\d+)$', proc.stdout, re.M)
+    assert pin, proc.stdout
+    assert re.findall(r'^rc=(\d+)$', proc.stdout, re.M) == ['1', '0']
+    assert re.fullmatch(r'procwatch: process %s:%s is gone: pid %s now belongs to another '
+                        r'process \(%s:\d+\)\n' % (pin[1], pin[2], pin[1], pin[1]), proc.stderr)
+
+
+# -- COMMAND -----------------------------------------------------------------
+
+def test_command_exit_status():
+    status, out, err = run('--', 'sh', '-c', 'exit 5')
+    assert (status, err) == (5, '')
+    assert re.fullmatch(r'\d+ exited sh exit 5\n', out)
+
+
+def test_command_killed_by_signal():
+    status, out, _ = run('--', 'sh', '-c', 'kill -TERM $$')
+    assert status == 128 + signal.SIGTERM
+    assert re.fullmatch(r'\d+ exited sh killed by SIGTERM\n', out)
+
+
+def test_command_reaped():
+    status, out, _ = run('--reaped', '--', 'true')
+    assert status == 0
+    lines = out.splitlines()
+    pid = lines[0].split()[0]
+    assert lines == ['%s exited true exit 0' % pid, '%s reaped true exit 0' % pid]
+
+
+def test_command_keeps_its_arguments():
+    # Options after "--" belong to the command, not to procwatch.
+    status, out, _ = run('-t', '10', '--', 'sh', '-c', 'exit 3', '-t', '-c')
+    assert status == 3
+
+
+def test_command_not_found_or_not_executable(tmp_path):
+    status, _, err = run('--', str(tmp_path / 'missing'))
+    assert status == 127 and 'missing' in err
+    script = tmp_path / 'script'
+    script.write_text('#!/bin/sh\n')
+    status, _, err = run('--', str(script))
+    assert status == 126 and 'script' in err
+
+
+def test_command_timeout_terminates_it():
+    tool = Tool('-t', '0.2', '--', 'sh', '-c', 'echo $$; exec sleep 300')
+    pid = int(tool.line())
+    try:
+        pidfd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        pidfd = None   # already ended and reaped: it was terminated
+    status, out, err = tool.finish()
+    assert (status, out, err) == (3, [], [])
+    if pidfd is not None:
+        ready, _, _ = select.select([pidfd], [], [], DEADLINE)
+        os.close(pidfd)
+        assert ready, 'the command outlived the timeout'
+
+
+def test_command_gets_sigterm_sent_to_procwatch():
+    tool = Tool('--', 'sh', '-c', 'echo $$; exec sleep 300')
+    pid = int(tool.line())
+    tool.proc.send_signal(signal.SIGTERM)
+    # The name is the one it had when watching started: before or after the exec.
+    line = tool.line()
+    assert_event(line, pid, 'exited', status='killed by SIGTERM')
+    assert line.split()[2] in ('sh', 'sleep')
+    assert tool.finish() == (128 + signal.SIGTERM, [], [])
+
+
+# Many processes ------------------------------------------------------------
+
+def test_thousand_pids_with_a_low_fd_limit(procs, tools):
+    targets = [procs(['sleep', '300']) for _ in range(1000)]
+
+    def low_fd_limit():
+        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
+
+    tool = tools('--json', *(t.pid for t in targets), preexec_fn=low_fd_limit)
+    for target in targets:
+        target.kill()
+    pids = {json.loads(tool.line())['pid'] for _ in targets}
+    assert pids == {t.pid for t in targets}
+    assert tool.finish(timeout=60) == (0, [], [])
+
+
+# Exit status 2: no pidfd ---------------------------------------------------
+
+@pytest.mark.parametrize('error', ['ENOSYS', 'EPERM'])
+def test_no_pidfd_exits_2(procs, error):
+    if not NOPIDFD_EXEC:
+        pytest.skip('nopidfd-exec helper not given')
+    target = procs()
+    status, out, err = run('-v', '-t', '5', target.pid, wrapper=[NOPIDFD_EXEC, error])
+    first = err.splitlines()[0] if err else ''
+    if first != 'procwatch: backend none':
+        pytest.skip('the library watches without pidfd_open here (%s): no exit status 2 to see'
+                    % first.removeprefix('procwatch: '))
+    assert (status, out) == (2, '')
+    assert err.splitlines()[1] == 'procwatch: this kernel offers no way to watch processes ' \
+                                  '(no pidfd_open)'
+    # A COMMAND is not even started.
+    status, out, err = run('--', 'sh', '-c', 'echo started', wrapper=[NOPIDFD_EXEC, error])
+    assert (status, out) == (2, '')

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
+ *
+ * How procwatch prints an event: one text line, or one JSON object per line.
+ */
+
+#pragma once
+
+#include <stdio.h>
+
+#include <gio-procwatch/procwatch.h>
+
+G_BEGIN_DECLS
+
+/* What the tool knew of a process when it started watching it. */
+typedef struct
+{
+  GPid pid;
+  guint64 inode;   /* its pidfs inode, 0 where unknown */
+  char *name;      /* its comm, NULL where unknown */
+} ToolTarget;
+
+char *tool_signal_name     (int               sig);
+char *tool_describe_status (int               wait_status);
+void  tool_append_escaped  (GString          *out,
+                            const char       *name);
+void  tool_json_append_string (GString       *out,
+                               const char    *bytes,
+                               gssize         length);
+void  tool_print_event     (FILE             *out,
+                            gboolean          json,
+                            const char       *event,
+                            const ToolTarget *target,
+                            ProcwatchProcess *process);
+
+G_END_DECLS
