@@ -333,22 +333,27 @@ def test_killed_status_text(procs, tools):
     assert tool.finish()[0] == 0
 
 
-def thread_id(procs):
-    """The id of a thread that is not a process: a second thread of a child."""
+def thread_of_child(procs):
+    """A child with a second thread, and that thread's id: closing the
+    child's stdin ends the thread, then the child."""
     owner = procs([sys.executable, '-c',
                    'import sys, threading\n'
                    'e = threading.Event()\n'
                    't = threading.Thread(target=e.wait); t.start()\n'
                    'print(t.native_id, flush=True); sys.stdin.read(); e.set()'],
                   stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    return int(owner.stdout.readline())
+    return owner, int(owner.stdout.readline())
 
 
-def test_thread_is_refused(procs):
-    tid = thread_id(procs)
-    status, out, err = run(tid)
-    assert (status, out) == (1, '')
-    assert str(tid) in err and 'thread' in err and len(err.splitlines()) == 1
+def test_thread_is_watched(procs, tools):
+    owner, tid = thread_of_child(procs)
+    tool = tools('-v', tid)
+    assert tool.err_line().startswith('procwatch: backend ')
+    assert tool.err_line().startswith('procwatch: watching %d' % tid)
+    owner.stdin.close()
+    assert_event(tool.line(), tid, 'exited')
+    status, out, err = tool.finish()
+    assert (status, out) == (0, [])
 
 
 # --count -------------------------------------------------------------------
@@ -406,17 +411,6 @@ def test_one_gone_among_many_without_exited(procs):
     status, out, err = run(target.pid, pid)
     assert (status, out) == (1, '')
     assert err == 'procwatch: process %d: no such process\n' % pid
-
-
-def test_other_failure_with_exited_still_watches_the_rest(procs, tools):
-    tid = thread_id(procs)
-    target = procs()
-    tool = tools('-e', tid, target.pid)
-    assert str(tid) in tool.err_line()
-    target.kill()
-    assert_event(tool.line(), target.pid, 'exited')
-    status, out, err = tool.finish()
-    assert (status, out, err) == (1, [], [])
 
 
 # --timeout -----------------------------------------------------------------
