@@ -24,7 +24,7 @@ import uuid
 import pytest
 
 TOOL = os.environ['PROCWATCH_TOOL']
-NOPIDFD_EXEC = os.environ.get('PROCWATCH_NOPIDFD_EXEC')
+SECCOMP_EXEC = os.environ['PROCWATCH_SECCOMP_EXEC']
 MAN_PAGE = os.environ.get('PROCWATCH_MAN_PAGE')
 DEADLINE = 20.0
 
@@ -35,6 +35,12 @@ STATUS_KEYS = ['raw', 'exited', 'exit_code', 'signal', 'signal_name', 'core_dump
 def kernel_at_least(major, minor):
     release = re.match(r'(\d+)\.(\d+)', os.uname().release)
     return (int(release.group(1)), int(release.group(2))) >= (major, minor)
+
+
+def status_known_after_reap():
+    """Whether the library learns a non-child's status once it is reaped:
+    through a pidfd (not the /proc fallbacks), on Linux 6.15 and newer."""
+    return kernel_at_least(6, 15) and os.environ.get('PROCWATCH_BACKEND', 'pidfd') == 'pidfd'
 
 
 def pidfs_inode(pid):
@@ -314,7 +320,7 @@ def test_reaped_waits_for_reaping_and_reports_status(procs, tools):
         tool.proc.wait(0.3)
     assert target.wait() == 7
     reaped = tool.line()
-    if kernel_at_least(6, 15):
+    if status_known_after_reap():
         assert_event(reaped, target.pid, 'reaped', 'python3', 'exit 7')
     else:
         assert_event(reaped, target.pid, 'reaped', 'python3')
@@ -322,8 +328,8 @@ def test_reaped_waits_for_reaping_and_reports_status(procs, tools):
 
 
 def test_killed_status_text(procs, tools):
-    if not kernel_at_least(6, 15):
-        pytest.skip('the status of a non-child needs PIDFD_INFO_EXIT (Linux 6.15)')
+    if not status_known_after_reap():
+        pytest.skip('the status of a non-child needs a pidfd and PIDFD_INFO_EXIT (Linux 6.15)')
     target = procs()
     tool = tools('--reaped', target.pid)
     target.kill()
@@ -469,7 +475,7 @@ def test_json_events(procs, tools):
     assert exited['inode'] == reaped['inode'] == inode
     assert exited['status'] is None   # not our child, not reaped yet
     assert reaped['monotonic_us'] >= exited['monotonic_us']
-    if kernel_at_least(6, 15):
+    if status_known_after_reap():
         assert reaped['status'] == {'raw': 9, 'exited': False, 'exit_code': None,
                                     'signal': 9, 'signal_name': 'SIGKILL',
                                     'core_dumped': False}
@@ -760,21 +766,39 @@ def test_thousand_pids_with_a_low_fd_limit(procs, tools):
     assert tool.finish(timeout=60) == (0, [], [])
 
 
-# Exit status 2: no pidfd ---------------------------------------------------
+# Exit status 2: nothing to watch with ---------------------------------------
+
+def no_backend_wrapper(error):
+    """Runs the tool as on a kernel without pidfd_open() (a seccomp filter)
+    and without /proc (unmounted in a private mount namespace): no backend
+    can work there."""
+    return ['env', '-u', 'PROCWATCH_BACKEND', 'unshare', '--mount', '--propagation', 'private',
+            'sh', '-c', 'umount -l /proc && exec "$@"', 'sh',
+            SECCOMP_EXEC, '--no-pidfd-open=' + error, '--']
+
 
 @pytest.mark.parametrize('error', ['ENOSYS', 'EPERM'])
-def test_no_pidfd_exits_2(procs, error):
-    if not NOPIDFD_EXEC:
-        pytest.skip('nopidfd-exec helper not given')
+def test_no_backend_exits_2(procs, error):
+    if os.geteuid() != 0:
+        pytest.skip('needs root for a private mount namespace without /proc')
     target = procs()
-    status, out, err = run('-v', '-t', '5', target.pid, wrapper=[NOPIDFD_EXEC, error])
-    first = err.splitlines()[0] if err else ''
-    if first != 'procwatch: backend none':
-        pytest.skip('the library watches without pidfd_open here (%s): no exit status 2 to see'
-                    % first.removeprefix('procwatch: '))
+    status, out, err = run('-v', '-t', '5', target.pid, wrapper=no_backend_wrapper(error))
+    assert err.splitlines()[0] == 'procwatch: backend none', err
     assert (status, out) == (2, '')
-    assert err.splitlines()[1] == 'procwatch: this kernel offers no way to watch processes ' \
-                                  '(no pidfd_open)'
+    assert 'no way to watch processes' in err.splitlines()[1]
     # A COMMAND is not even started.
-    status, out, err = run('--', 'sh', '-c', 'echo started', wrapper=[NOPIDFD_EXEC, error])
+    status, out, err = run('--', 'sh', '-c', 'echo started', wrapper=no_backend_wrapper(error))
     assert (status, out) == (2, '')
+
+
+@pytest.mark.parametrize('error', ['ENOSYS', 'EPERM'])
+def test_no_pidfd_still_watches(procs, tools, error):
+    """Without pidfd_open() the library falls back to reading /proc."""
+    target = procs()
+    tool = tools('-v', target.pid, wrapper=[SECCOMP_EXEC, '--no-pidfd-open=' + error, '--'])
+    assert tool.err_line() == 'procwatch: backend poll'
+    assert tool.err_line().startswith('procwatch: watching %d' % target.pid)
+    target.kill()
+    assert_event(tool.line(), target.pid, 'exited')
+    status, out, err = tool.finish()
+    assert (status, out) == (0, [])
