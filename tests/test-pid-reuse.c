@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
+ *
+ * Pid reuse, forced for real: in a private pid namespace, ns_last_pid makes
+ * a new process take the pid of a watched process that has just been reaped.
+ * Nothing about the new process may be reported as the old one's, and a new
+ * watch on the pid must see the new process.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "procwatch-test-util.h"
+
+/* A child that exits with the code written to its pipe. */
+typedef struct
+{
+  GPid pid;
+  int control;
+} Child;
+
+static Child
+start_child (void)
+{
+  Child child;
+  int control[2];
+
+  g_assert_no_errno (pipe2 (control, O_CLOEXEC));
+  child.pid = fork ();
+  g_assert_cmpint (child.pid, >=, 0);
+  if (child.pid == 0)
+    {
+      unsigned char code = 0;
+
+      close (control[1]);
+      if (read (control[0], &code, 1) != 1)
+        _exit (0);
+      _exit (code);
+    }
+
+  close (control[0]);
+  child.control = control[1];
+  return child;
+}
+
+static void
+end_child (Child        *child,
+           unsigned char code)
+{
+  g_assert_cmpint (write (child->control, &code, 1), ==, 1);
+  close (child->control);
+}
+
+/* A new child with exactly the pid @pid, which must be free. */
+static Child
+start_child_with_pid (GPid pid)
+{
+  guint attempt;
+
+  for (attempt = 0; attempt < 10; attempt++)
+    {
+      g_autofree char *last = g_strdup_printf ("%d", (int) pid - 1);
+      Child child;
+      int fd;
+
+      /* Not g_file_set_contents(): /proc takes no temporary file. */
+      fd = open ("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
+      g_assert_cmpint (fd, >=, 0);
+      g_assert_cmpint (write (fd, last, strlen (last)), ==, (gssize) strlen (last));
+      close (fd);
+      child = start_child ();
+      if (child.pid == pid)
+        return child;
+
+      /* Someone else forked in between: try again. */
+      end_child (&child, 0);
+      g_assert_cmpint (waitpid (child.pid, NULL, 0), ==, child.pid);
+    }
+
+  g_error ("Could not make a process with pid %d", (int) pid);
+}
+
+static void
+reuse_after_watch_by_pid (void)
+{
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
+  g_autoptr(ProcwatchProcess) old_process = NULL;
+  g_autoptr(ProcwatchProcess) new_process = NULL;
+  g_autoptr(GError) error = NULL;
+  Child old_child = start_child ();
+  Child new_child;
+  TestEvent *event;
+  GPid pid = old_child.pid;
+  int status;
+
+  old_process = procwatch_process_monitor_watch_pid (monitor, pid, &error);
+  g_assert_no_error (error);
+
+  /* Exit, reap and reuse, all before the monitor's source runs. */
+  end_child (&old_child, 3);
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  new_child = start_child_with_pid (pid);
+  g_test_message ("pid %d now belongs to a new process", (int) pid);
+
+  /* Its old watch's reap is still pending: the pid is another process's. */
+  new_process = procwatch_process_monitor_watch_pid (monitor, pid, &error);
+  g_assert_no_error (error);
+  g_assert_true (new_process != old_process);
+  g_assert_cmpint (procwatch_process_get_state (new_process), ==, PROCWATCH_PROCESS_STATE_RUNNING);
+
+  test_run_until_count (NULL, &recorder->n_reaped, 1);
+  test_drain_context (NULL);
+  g_assert_cmpuint (recorder->n_exited, ==, 1);
+  g_assert_cmpuint (recorder->events->len, ==, 2);
+  g_assert_true (g_array_index (recorder->events, TestEvent, 0).process == old_process);
+  g_assert_true (g_array_index (recorder->events, TestEvent, 1).process == old_process);
+  if (procwatch_process_has_status (old_process))
+    g_assert_cmpint (procwatch_process_get_exit_status (old_process), ==, 3);
+  g_assert_cmpint (procwatch_process_get_state (new_process), ==, PROCWATCH_PROCESS_STATE_RUNNING);
+
+  /* The new process is watched on its own. */
+  end_child (&new_child, 9);
+  test_run_until_count (NULL, &recorder->n_exited, 2);
+  event = &g_array_index (recorder->events, TestEvent, 2);
+  g_assert_true (event->process == new_process);
+  g_assert_true (event->had_status);
+  g_assert_cmpint (event->status, ==, 9 << 8);
+
+  g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+  test_run_until_count (NULL, &recorder->n_reaped, 2);
+
+  /* The old process never took on the new one's status. */
+  g_assert_true (!procwatch_process_has_status (old_process) ||
+                 procwatch_process_get_exit_status (old_process) == 3);
+}
+
+static void
+reuse_after_dispatch (void)
+{
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
+  g_autoptr(ProcwatchProcess) old_process = NULL;
+  g_autoptr(ProcwatchProcess) new_process = NULL;
+  g_autoptr(GError) error = NULL;
+  Child old_child = start_child ();
+  Child new_child;
+  GPid pid = old_child.pid;
+
+  old_process = procwatch_process_monitor_watch_pid (monitor, pid, &error);
+  g_assert_no_error (error);
+
+  /* The new process appears before the old one's reap is seen: the old
+   * watch must report the old process only, and not hold on to the pid. */
+  end_child (&old_child, 0);
+  g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+  new_child = start_child_with_pid (pid);
+
+  test_run_until_count (NULL, &recorder->n_reaped, 1);
+  test_drain_context (NULL);
+  g_assert_cmpuint (recorder->events->len, ==, 2);
+
+  /* Unwatching the pid now finds nothing: the old process is gone. */
+  g_assert_false (procwatch_process_monitor_unwatch (monitor, pid));
+
+  new_process = procwatch_process_monitor_watch_pid (monitor, pid, &error);
+  g_assert_no_error (error);
+  g_assert_true (new_process != old_process);
+
+  end_child (&new_child, 0);
+  g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+  test_run_until_count (NULL, &recorder->n_reaped, 2);
+  g_assert_true (g_array_index (recorder->events, TestEvent, 3).process == new_process);
+}
+
+static void
+reuse_after_watch_by_pidfd (void)
+{
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
+  g_autoptr(ProcwatchProcess) old_process = NULL;
+  g_autoptr(ProcwatchProcess) new_process = NULL;
+  g_autoptr(GError) error = NULL;
+  Child old_child = start_child ();
+  Child new_child;
+  GPid pid = old_child.pid;
+  int pidfd;
+
+  pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+  g_assert_cmpint (pidfd, >=, 0);
+  old_process = procwatch_process_monitor_watch_pidfd (monitor, pidfd, &error);
+  g_assert_no_error (error);
+  close (pidfd);
+
+  end_child (&old_child, 0);
+  g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+  new_child = start_child_with_pid (pid);
+
+  pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+  g_assert_cmpint (pidfd, >=, 0);
+  new_process = procwatch_process_monitor_watch_pidfd (monitor, pidfd, &error);
+  g_assert_no_error (error);
+  close (pidfd);
+  g_assert_true (new_process != old_process);
+
+  test_run_until_count (NULL, &recorder->n_reaped, 1);
+  test_drain_context (NULL);
+  g_assert_cmpuint (recorder->events->len, ==, 2);
+  g_assert_true (g_array_index (recorder->events, TestEvent, 1).process == old_process);
+  g_assert_cmpint (procwatch_process_get_state (new_process), ==, PROCWATCH_PROCESS_STATE_RUNNING);
+
+  end_child (&new_child, 0);
+  g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+  test_run_until_count (NULL, &recorder->n_reaped, 2);
+}
+
+static gboolean
+can_make_pid_namespace (char **why)
+{
+  int status;
+  pid_t pid;
+
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    _exit (unshare (CLONE_NEWPID | CLONE_NEWNS) == 0 ? 0 : errno);
+
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
+    return TRUE;
+
+  *why = g_strdup_printf ("Cannot create a pid namespace here (%s): pid reuse cannot be forced",
+                          g_strerror (WEXITSTATUS (status)));
+  return FALSE;
+}
+
+/* Runs @scenario as pid 2 of a new pid namespace with its own /proc; pid 1
+ * reaps orphans. Exits with the scenario's outcome. */
+G_GNUC_NORETURN static void
+run_in_pid_namespace (void (*scenario) (void))
+{
+  int status = 0;
+  pid_t init;
+
+  if (unshare (CLONE_NEWPID | CLONE_NEWNS) != 0)
+    g_error ("unshare: %s", g_strerror (errno));
+
+  init = fork ();
+  g_assert_cmpint (init, >=, 0);
+  if (init == 0)
+    {
+      pid_t runner;
+      pid_t reaped;
+
+      if (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+          mount ("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+        _exit (90);
+
+      runner = fork ();
+      if (runner == 0)
+        {
+          scenario ();
+          _exit (0);
+        }
+
+      while ((reaped = wait (&status)) != runner)
+        if (reaped < 0 && errno != EINTR)
+          _exit (91);
+
+      _exit (WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status));
+    }
+
+  g_assert_cmpint (waitpid (init, &status, 0), ==, init);
+  exit (WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status));
+}
+
+static void
+test_in_namespace (gconstpointer data)
+{
+  void (*scenario) (void) = data;
+  g_autofree char *why = NULL;
+
+  if (g_test_subprocess ())
+    run_in_pid_namespace (scenario);
+
+  if (!can_make_pid_namespace (&why))
+    {
+      g_test_skip (why);
+      return;
+    }
+
+  if (scenario == reuse_after_watch_by_pidfd && test_skip_without_pidfd ())
+    return;
+
+  g_test_trap_subprocess (NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  test_init (&argc, &argv);
+
+  g_test_add_data_func ("/pid-reuse/watch-by-pid", reuse_after_watch_by_pid, test_in_namespace);
+  g_test_add_data_func ("/pid-reuse/after-dispatch", reuse_after_dispatch, test_in_namespace);
+  g_test_add_data_func ("/pid-reuse/watch-by-pidfd", reuse_after_watch_by_pidfd, test_in_namespace);
+
+  return g_test_run ();
+}
