@@ -497,7 +497,7 @@ ensure_source (ProcwatchProcessMonitor  *self,
   if (self->backend == NULL)
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                           "This kernel offers no way to watch processes (no pidfd)");
+                           "This system offers no way to watch processes (no pidfd, no /proc)");
       return FALSE;
     }
 
@@ -658,10 +658,18 @@ procwatch_process_monitor_class_init (ProcwatchProcessMonitorClass *klass)
   /**
    * ProcwatchProcessMonitor:backend:
    *
-   * The mechanism that detects exits on this kernel: "pidfd" when the
-   * kernel has pidfds (Linux 5.3 and newer), "none" when it offers no way
-   * to watch processes, in which case every watch fails with
-   * [error@Gio.IOErrorEnum.NOT_SUPPORTED].
+   * The mechanism that detects exits on this kernel, chosen once per
+   * process by probing what the kernel does:
+   *
+   * - "pidfd": pidfds (Linux 5.3 and newer); exits and, from Linux 6.9 on,
+   *   reaps arrive as events;
+   * - "procfs": pollable /proc directories, for kernels carrying that patch;
+   * - "poll": /proc read on a timer, where neither is available;
+   * - "none": no way to watch processes here (no pidfd and no /proc); every
+   *   watch fails with [error@Gio.IOErrorEnum.NOT_SUPPORTED].
+   *
+   * The environment variable `PROCWATCH_BACKEND` forces one of the first
+   * three, where it works.
    */
   properties[PROP_BACKEND] =
     g_param_spec_string ("backend", NULL, NULL,

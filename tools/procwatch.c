@@ -796,7 +796,7 @@ main (int   argc,
 
   if (g_strcmp0 (procwatch_process_monitor_get_backend (monitor), "none") == 0)
     {
-      warn ("this kernel offers no way to watch processes (no pidfd_open)");
+      warn ("this system offers no way to watch processes (no pidfd_open, no /proc)");
       return TOOL_EXIT_UNSUPPORTED;
     }
 
