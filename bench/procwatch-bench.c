@@ -973,6 +973,30 @@ epoll_watch_all (FdWatch    *watches,
   return epoll_fd;
 }
 
+typedef struct
+{
+  int epoll_fd;
+  FdWatch *watches;
+} EpollSource;
+
+/* "One epoll source": the epoll fd on the main loop, as the library does,
+ * but with nothing else. */
+static gboolean
+on_epoll_ready (int           fd,
+                GIOCondition  condition,
+                gpointer      user_data)
+{
+  EpollSource *source = user_data;
+  struct epoll_event events[EPOLL_BATCH];
+  int n = epoll_wait (source->epoll_fd, events, EPOLL_BATCH, 0);
+  int i;
+
+  for (i = 0; i < n; i++)
+    epoll_handle (source->epoll_fd, source->watches, &events[i]);
+
+  return G_SOURCE_CONTINUE;
+}
+
 static void
 epoll_run_until (int      epoll_fd,
                  FdWatch *watches,
@@ -1000,6 +1024,8 @@ measure_burst (const char *peer,
   Counter counter = { 0 };
   g_autofree FdWatch *watches = g_new0 (FdWatch, n);
   ProcwatchProcessMonitor *monitor = NULL;
+  EpollSource epoll_source = { -1, NULL };
+  guint epoll_source_id = 0;
   int epoll_fd = -1;
   gint64 start, cpu_start, cpu;
   guint i;
@@ -1018,6 +1044,12 @@ measure_burst (const char *peer,
   else if (g_str_equal (peer, "epoll"))
     {
       epoll_fd = epoll_watch_all (watches, (GPid *) sleepers.pids->data, n, &counter);
+    }
+  else if (g_str_equal (peer, "epollsource"))
+    {
+      epoll_source.epoll_fd = epoll_watch_all (watches, (GPid *) sleepers.pids->data, n, &counter);
+      epoll_source.watches = watches;
+      epoll_source_id = g_unix_fd_add (epoll_source.epoll_fd, G_IO_IN, on_epoll_ready, &epoll_source);
     }
   else
     {
@@ -1054,6 +1086,11 @@ measure_burst (const char *peer,
   g_clear_object (&monitor);
   if (epoll_fd >= 0)
     close (epoll_fd);
+  if (epoll_source_id != 0)
+    {
+      g_source_remove (epoll_source_id);
+      close (epoll_source.epoll_fd);
+    }
   bench_sleepers_finish (&sleepers);
 }
 
@@ -1061,7 +1098,7 @@ static int
 cmd_burst (void)
 {
   g_autoptr(GArray) sizes = parse_sizes (opt_sizes, "1000,5000,10000");
-  const char *peers[] = { "epoll", "monitor", "fdsource" };
+  const char *peers[] = { "epoll", "epollsource", "monitor", "fdsource" };
   g_autoptr(ProcwatchProcessMonitor) probe = procwatch_process_monitor_new ();
   guint s;
   int round;
@@ -1340,15 +1377,17 @@ cmd_callgrind (char *self_path)
   if (!bench_sleepers_spawn (&sleepers, opt_n))
     return 1;
 
+  /* Handed over as one consecutive range, above the few fds of our own. */
+  base = 64;
   for (i = 0; i < (guint) opt_n; i++)
     {
       int fd = bench_pidfd_open (g_array_index (sleepers.pids, GPid, i));
 
-      if (fd < 0 || (base >= 0 && fd != base + (int) i))
-        g_error ("procwatch-bench: the inherited pidfds must be consecutive");
-      if (base < 0)
-        base = fd;
-      fcntl (fd, F_SETFD, 0);
+      if (fd < 0 || (fd != base + (int) i && dup2 (fd, base + i) < 0))
+        g_error ("procwatch-bench: cannot hand over pidfd %u: %s", i, g_strerror (errno));
+      if (fd != base + (int) i)
+        close (fd);
+      fcntl (base + i, F_SETFD, 0);
     }
 
   g_assert (pipe2 (ctl, O_CLOEXEC) == 0);
@@ -1436,6 +1475,7 @@ cmd_callgrind_inner (void)
   g_autofree FdWatch *watches = g_new0 (FdWatch, MAX (opt_n, 1));
   GMainContext *context = g_main_context_default ();
   Counter counter = { 0 };
+  EpollSource epoll_source = { -1, NULL };
   int epoll_fd = -1;
   int i;
 
@@ -1468,7 +1508,7 @@ cmd_callgrind_inner (void)
           close (opt_fd_base + i);
         }
     }
-  else if (g_str_equal (peer, "epoll") && g_str_equal (opt_mode, "exit"))
+  else if (g_str_has_prefix (peer, "epoll") && g_str_equal (opt_mode, "exit"))
     {
       epoll_fd = epoll_create1 (EPOLL_CLOEXEC);
       for (i = 0; i < opt_n; i++)
@@ -1478,6 +1518,14 @@ cmd_callgrind_inner (void)
           watches[i].fd = opt_fd_base + i;
           watches[i].counter = &counter;
           epoll_ctl (epoll_fd, EPOLL_CTL_ADD, watches[i].fd, &event);
+        }
+
+      if (g_str_equal (peer, "epollsource"))
+        {
+          epoll_source.epoll_fd = epoll_fd;
+          epoll_source.watches = watches;
+          g_unix_fd_add (epoll_fd, G_IO_IN, on_epoll_ready, &epoll_source);
+          epoll_fd = -1;
         }
     }
   else if (g_str_equal (peer, "fdsource"))
