@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/mman.h>
+#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -15,12 +15,11 @@
 
 #include "procwatch-bench-procs.h"
 
+extern char **environ;
+
 #ifndef SYS_pidfd_open
 # define SYS_pidfd_open 434
 #endif
-
-/* Written by a target just before it exits; shared with every fork. */
-static volatile gint64 *exit_stamp;
 
 gint64
 bench_now_ns (void)
@@ -91,165 +90,46 @@ bench_raise_fd_limit (void)
     }
 }
 
-/* In forked processes: closes every descriptor above stderr except @keep_a
- * and @keep_b (-1 for none), so that no copy holds pipes of the others. */
-static void
-close_all_but (int keep_a,
-               int keep_b)
-{
-  int low = MIN (keep_a, keep_b);
-  int high = MAX (keep_a, keep_b);
-  unsigned int next = 3;
-
-  if (low >= 3)
-    {
-      if ((unsigned int) low > next)
-        syscall (SYS_close_range, next, (unsigned int) low - 1, 0);
-      next = low + 1;
-    }
-  if (high >= 3)
-    {
-      if ((unsigned int) high > next)
-        syscall (SYS_close_range, next, (unsigned int) high - 1, 0);
-      next = high + 1;
-    }
-  syscall (SYS_close_range, next, ~0U, 0);
-}
-
 static void
 die_with_parent (void)
 {
   prctl (PR_SET_PDEATHSIG, SIGKILL);
 }
 
-static void
-ensure_exit_stamp (void)
+/* Processes are started with posix_spawn (vfork and exec of this program),
+ * never by forking the benchmark: a fork write-protects every page of the
+ * watcher, which then pays a page fault on each first write after it — more
+ * for a peer that touches more memory, which is not what is measured. */
+static GPid
+spawn_self (const char *role,
+            int         fd3,
+            int         fd4,
+            const char *argument)
 {
-  if (exit_stamp == NULL)
-    {
-      void *map = mmap (NULL, sizeof (gint64), PROT_READ | PROT_WRITE,
-                        MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  const char *argv[] = { "procwatch-bench", role, argument, NULL };
+  posix_spawn_file_actions_t actions;
+  pid_t pid = -1;
+  int error;
 
-      g_assert (map != MAP_FAILED);
-      exit_stamp = map;
-    }
+  posix_spawn_file_actions_init (&actions);
+  posix_spawn_file_actions_adddup2 (&actions, fd3, 3);
+  posix_spawn_file_actions_adddup2 (&actions, fd4, 4);
+  error = posix_spawn (&pid, "/proc/self/exe", &actions, NULL, (char **) argv, environ);
+  posix_spawn_file_actions_destroy (&actions);
+
+  if (error != 0)
+    g_error ("procwatch-bench: cannot start a %s: %s", role, g_strerror (error));
+
+  return pid;
 }
 
+/* "spawner": forks @n sleepers in one process group, reports their pids on
+ * fd 4 and reaps each as soon as it dies. The sleepers wait on fd 3. */
 G_GNUC_NORETURN static void
-run_target (int control_fd)
-{
-  char command;
-
-  close_all_but (control_fd, -1);
-  if (!bench_read_all (control_fd, &command, 1))
-    _exit (1);
-
-  *exit_stamp = bench_now_ns ();
-  _exit (0);
-}
-
-void
-bench_target_spawn (BenchTarget *target,
-                    gboolean     child)
-{
-  int control[2];
-  int report[2];
-  pid_t pid;
-
-  ensure_exit_stamp ();
-  *exit_stamp = 0;
-
-  target->reaped = FALSE;
-  target->parent = 0;
-  g_assert (pipe2 (control, O_CLOEXEC) == 0);
-
-  if (child)
-    {
-      pid = fork ();
-      g_assert (pid >= 0);
-      if (pid == 0)
-        {
-          die_with_parent ();
-          run_target (control[0]);
-        }
-
-      close (control[0]);
-      target->pid = pid;
-      target->control_fd = control[1];
-      return;
-    }
-
-  g_assert (pipe2 (report, O_CLOEXEC) == 0);
-  pid = fork ();
-  g_assert (pid >= 0);
-  if (pid == 0)
-    {
-      pid_t grandchild;
-
-      die_with_parent ();
-      close_all_but (control[0], report[1]);
-      grandchild = fork ();
-      if (grandchild < 0)
-        _exit (102);
-      if (grandchild == 0)
-        run_target (control[0]);
-
-      close (control[0]);
-      bench_write_all (report[1], &grandchild, sizeof grandchild);
-      close (report[1]);
-
-      /* Reaps as soon as the target has exited, as most parents do. */
-      while (waitpid (grandchild, NULL, 0) < 0 && errno == EINTR)
-        ;
-      _exit (0);
-    }
-
-  close (control[0]);
-  close (report[1]);
-  g_assert (bench_read_all (report[0], &target->pid, sizeof target->pid));
-  close (report[0]);
-  target->parent = pid;
-  target->control_fd = control[1];
-}
-
-void
-bench_target_trigger (BenchTarget *target)
-{
-  bench_write_all (target->control_fd, "x", 1);
-}
-
-gint64
-bench_target_exit_ns (void)
-{
-  return exit_stamp != NULL ? *exit_stamp : 0;
-}
-
-void
-bench_target_finish (BenchTarget *target)
-{
-  GPid pid = target->parent != 0 ? target->parent : target->pid;
-
-  if (target->control_fd >= 0)
-    close (target->control_fd);
-  target->control_fd = -1;
-
-  if (target->parent == 0 && target->reaped)
-    return;
-
-  while (waitpid (pid, NULL, 0) < 0 && errno == EINTR)
-    ;
-}
-
-G_GNUC_NORETURN static void
-run_spawner (guint n,
-             int   release_fd,
-             int   report_fd)
+run_spawner (guint n)
 {
   pid_t group = 0;
   guint i;
-
-  die_with_parent ();
-  close_all_but (release_fd, report_fd);
 
   for (i = 0; i < n; i++)
     {
@@ -264,8 +144,8 @@ run_spawner (guint n,
 
           die_with_parent ();
           setpgid (0, group);
-          close_all_but (release_fd, -1);
-          while (read (release_fd, &byte, 1) < 0 && errno == EINTR)
+          close (4);
+          while (read (3, &byte, 1) < 0 && errno == EINTR)
             ;
           _exit (0);
         }
@@ -274,11 +154,11 @@ run_spawner (guint n,
       setpgid (pid, group != 0 ? group : pid);
       if (group == 0)
         group = pid;
-      bench_write_all (report_fd, &pid, sizeof pid);
+      bench_write_all (4, &pid, sizeof pid);
     }
 
-  close (report_fd);
-  close (release_fd);
+  close (4);
+  close (3);
 
   for (;;)
     {
@@ -289,27 +169,121 @@ run_spawner (guint n,
   _exit (0);
 }
 
+G_GNUC_NORETURN static void
+run_target (void)
+{
+  pid_t pid = getpid ();
+  gint64 stamp;
+  char command;
+
+  bench_write_all (4, &pid, sizeof pid);
+  if (!bench_read_all (3, &command, 1))
+    _exit (1);
+
+  stamp = bench_now_ns ();
+  bench_write_all (4, &stamp, sizeof stamp);
+  _exit (0);
+}
+
+/* "target": fd 3 brings the exit command; the pid and then the time just
+ * before _exit() go out on fd 4. "target-parent": the same through a child
+ * of its own, which it reaps as soon as it has exited. */
+int
+bench_run_role (const char *role,
+                const char *argument)
+{
+  pid_t target;
+
+  die_with_parent ();
+
+  if (g_str_equal (role, "target"))
+    run_target ();
+
+  if (g_str_equal (role, "spawner"))
+    run_spawner ((guint) g_ascii_strtoull (argument, NULL, 10));
+
+  target = fork ();
+  if (target < 0)
+    _exit (102);
+  if (target == 0)
+    {
+      die_with_parent ();
+      run_target ();
+    }
+
+  close (3);
+  close (4);
+  while (waitpid (target, NULL, 0) < 0 && errno == EINTR)
+    ;
+  _exit (0);
+}
+
+void
+bench_target_spawn (BenchTarget *target,
+                    gboolean     child)
+{
+  int control[2];
+  int report[2];
+
+  g_assert (pipe2 (control, O_CLOEXEC) == 0);
+  g_assert (pipe2 (report, O_CLOEXEC) == 0);
+
+  target->reaped = FALSE;
+  target->exit_ns = 0;
+  target->parent = spawn_self (child ? "target" : "target-parent", control[0], report[1], NULL);
+  close (control[0]);
+  close (report[1]);
+
+  g_assert (bench_read_all (report[0], &target->pid, sizeof target->pid));
+  if (child)
+    target->parent = 0;
+
+  target->control_fd = control[1];
+  target->report_fd = report[0];
+}
+
+void
+bench_target_trigger (BenchTarget *target)
+{
+  bench_write_all (target->control_fd, "x", 1);
+}
+
+void
+bench_target_finish (BenchTarget *target)
+{
+  GPid pid = target->parent != 0 ? target->parent : target->pid;
+
+  if (!bench_read_all (target->report_fd, &target->exit_ns, sizeof target->exit_ns))
+    target->exit_ns = 0;
+
+  close (target->control_fd);
+  close (target->report_fd);
+  target->control_fd = -1;
+  target->report_fd = -1;
+
+  if (target->parent == 0 && target->reaped)
+    return;
+
+  while (waitpid (pid, NULL, 0) < 0 && errno == EINTR)
+    ;
+}
+
 gboolean
 bench_sleepers_spawn (BenchSleepers *sleepers,
                       guint          n)
 {
+  g_autofree char *count = g_strdup_printf ("%u", n);
   int release[2];
   int report[2];
-  pid_t pid;
   GPid sleeper;
 
   g_assert (pipe2 (release, O_CLOEXEC) == 0);
   g_assert (pipe2 (report, O_CLOEXEC) == 0);
 
-  pid = fork ();
-  g_assert (pid >= 0);
-  if (pid == 0)
-    run_spawner (n, release[0], report[1]);
-
+  sleepers->spawner = spawn_self ("spawner", release[0], report[1], count);
   close (release[0]);
   close (report[1]);
 
-  sleepers->spawner = pid;
   sleepers->release_fd = release[1];
   sleepers->pids = g_array_sized_new (FALSE, FALSE, sizeof (GPid), n);
   while (bench_read_all (report[0], &sleeper, sizeof sleeper))

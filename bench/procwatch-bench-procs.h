@@ -24,14 +24,16 @@ gboolean bench_read_all        (int     fd,
 /* Raises the soft limit of file descriptors to the hard one. */
 void     bench_raise_fd_limit  (void);
 
-/* A process that exits when told to, after writing the time into shared
- * memory. As a child of the benchmark, or as a grandchild whose parent
+/* A process that exits when told to and reports the time just before its
+ * _exit(). As a child of the benchmark, or as a grandchild whose parent
  * reaps it at once. */
 typedef struct
 {
   GPid pid;
   GPid parent;      /* the intermediate parent, or 0 for a child */
   int control_fd;   /* one byte: exit now */
+  int report_fd;    /* the target's pid, then its exit time */
+  gint64 exit_ns;   /* known after bench_target_finish() */
   gboolean reaped;  /* by a peer under test (g_child_watch, waitpid) */
 } BenchTarget;
 
@@ -39,10 +41,12 @@ void     bench_target_spawn    (BenchTarget *target,
                                 gboolean     child);
 /* Tells the target to exit; returns at once. */
 void     bench_target_trigger  (BenchTarget *target);
-/* The time the target stamped just before _exit(), or 0. */
-gint64   bench_target_exit_ns  (void);
-/* Reaps what is left of the target. */
+/* Reads the target's exit time (0 if it has none) and reaps what is left. */
 void     bench_target_finish   (BenchTarget *target);
+
+/* Runs a helper role of procwatch-bench (argv[1]) in a spawned process. */
+int      bench_run_role        (const char  *role,
+                                const char  *argument);
 
 /* @n sleeping processes in one process group, children of an intermediate
  * parent that reaps each at once. */

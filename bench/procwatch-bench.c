@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,8 @@
 #include <glib-unix.h>
 
 #include "procwatch-bench-procs.h"
+
+extern char **environ;
 
 #ifdef HAVE_VALGRIND_CALLGRIND_H
 # include <valgrind/callgrind.h>
@@ -201,6 +204,7 @@ counting_monitor_new (Counter *counter)
 typedef enum
 {
   PEER_EPOLL,
+  PEER_EPOLLSOURCE,
   PEER_MONITOR,
   PEER_FDSOURCE,
   PEER_CHILDWATCH,
@@ -211,7 +215,7 @@ typedef enum
 } Peer;
 
 static const char *peer_names[N_PEERS] = {
-  "epoll", "monitor", "fdsource", "childwatch", "poll10ms", "psutil", "pidwait",
+  "epoll", "epollsource", "monitor", "fdsource", "childwatch", "poll10ms", "psutil", "pidwait",
 };
 
 typedef struct
@@ -367,12 +371,12 @@ measure_pidwait (LatencyRun  *run,
   if (!g_file_set_contents (run->pidfile, content, -1, NULL))
     return -1;
 
-  pid = fork ();
-  if (pid == 0)
-    {
-      execl ("/usr/bin/pidwait", "pidwait", "-F", run->pidfile, (char *) NULL);
-      _exit (127);
-    }
+  {
+    const char *argv[] = { "pidwait", "-F", run->pidfile, NULL };
+
+    if (posix_spawn (&pid, "/usr/bin/pidwait", NULL, NULL, (char **) argv, environ) != 0)
+      return -1;
+  }
 
   /* Ready once it sleeps in epoll_wait (232) or poll (7). */
   syscall_path = g_strdup_printf ("/proc/%d/syscall", (int) pid);
@@ -398,6 +402,21 @@ measure_pidwait (LatencyRun  *run,
     ;
 
   return bench_now_ns ();
+}
+
+/* When the main loop's poll() last returned: splits a GLib peer's latency
+ * into the kernel's part (up to the wake-up) and user space's (after it). */
+static gint64 last_poll_return_ns;
+
+static int
+timed_poll (GPollFD *fds,
+            guint    n_fds,
+            int      timeout)
+{
+  int ret = g_poll (fds, n_fds, timeout);
+
+  last_poll_return_ns = bench_now_ns ();
+  return ret;
 }
 
 static gint64
@@ -437,7 +456,8 @@ out:
 static gint64
 measure_latency (LatencyRun *run,
                  Peer        peer,
-                 gboolean    child)
+                 gboolean    child,
+                 gint64     *after_poll_ns)
 {
   BenchTarget target;
   gint64 delay_us = g_random_int_range (0, MAX (opt_max_delay_us, 1));
@@ -471,6 +491,27 @@ measure_latency (LatencyRun *run,
           g_main_context_iteration (NULL, TRUE);
         stamp = run->counter.exited_ns;
         procwatch_process_monitor_unwatch (run->monitor, target.pid);
+      }
+      break;
+
+    case PEER_EPOLLSOURCE:
+      {
+        struct epoll_event event = { .events = EPOLLIN };
+        int epoll_fd = epoll_create1 (EPOLL_CLOEXEC);
+
+        pidfd = bench_pidfd_open (target.pid);
+        if (pidfd < 0 || epoll_ctl (epoll_fd, EPOLL_CTL_ADD, pidfd, &event) < 0)
+          {
+            close (epoll_fd);
+            break;
+          }
+        g_unix_fd_add (epoll_fd, G_IO_IN, on_fd_ready, run);
+        sleep_us (delay_us);
+        bench_target_trigger (&target);
+        run_until_done (run);
+        stamp = run->stamp;
+        close (epoll_fd);
+        close (pidfd);
       }
       break;
 
@@ -521,10 +562,15 @@ measure_latency (LatencyRun *run,
     }
 
   bench_target_finish (&target);
-  exit_ns = bench_target_exit_ns ();
+  exit_ns = target.exit_ns;
 
   if (stamp < 0 || exit_ns <= 0)
     return -1;
+
+  *after_poll_ns = -1;
+  if (peer == PEER_MONITOR || peer == PEER_EPOLLSOURCE || peer == PEER_FDSOURCE ||
+      peer == PEER_CHILDWATCH)
+    *after_poll_ns = stamp - last_poll_return_ns;
 
   return stamp - exit_ns;
 }
@@ -554,6 +600,7 @@ cmd_latency (void)
   LatencyRun run = { 0 };
   gboolean enabled[N_PEERS];
   GArray *samples[2][N_PEERS];
+  GArray *after_poll[2][N_PEERS];
   int layout;
   int round;
   int peer;
@@ -574,7 +621,12 @@ cmd_latency (void)
 
   for (layout = 0; layout < 2; layout++)
     for (peer = 0; peer < N_PEERS; peer++)
-      samples[layout][peer] = g_array_new (FALSE, FALSE, sizeof (gint64));
+      {
+        samples[layout][peer] = g_array_new (FALSE, FALSE, sizeof (gint64));
+        after_poll[layout][peer] = g_array_new (FALSE, FALSE, sizeof (gint64));
+      }
+
+  g_main_context_set_poll_func (NULL, timed_poll);
 
   for (round = 0; round < opt_rounds; round++)
     {
@@ -589,13 +641,14 @@ cmd_latency (void)
           for (peer = 0; peer < N_PEERS; peer++)
             {
               Peer p = (peer + round) % N_PEERS;
-              gint64 value;
+              gint64 value, after;
 
               if (!enabled[p] || !peer_applies (p, child))
                 continue;
 
-              value = measure_latency (&run, p, child);
+              value = measure_latency (&run, p, child, &after);
               g_array_append_val (samples[layout][p], value);
+              g_array_append_val (after_poll[layout][p], after);
             }
         }
     }
@@ -612,8 +665,11 @@ cmd_latency (void)
                                       procwatch_process_monitor_get_backend (run.monitor));
             print_samples ("latency", fields, (gint64 *) samples[layout][peer]->data,
                            samples[layout][peer]->len);
+            print_samples ("latency-after-poll", fields, (gint64 *) after_poll[layout][peer]->data,
+                           after_poll[layout][peer]->len);
           }
         g_array_unref (samples[layout][peer]);
+        g_array_unref (after_poll[layout][peer]);
       }
 
   psutil_stop (&run);
@@ -1603,6 +1659,11 @@ main (int   argc,
   g_autoptr(GError) error = NULL;
   g_autofree char *self_path = g_file_read_link ("/proc/self/exe", NULL);
   const char *command;
+
+  /* Helpers started by the benchmark itself, before anything else. */
+  if (argc >= 2 && (g_str_equal (argv[1], "target") || g_str_equal (argv[1], "target-parent") ||
+                    g_str_equal (argv[1], "spawner")))
+    return bench_run_role (argv[1], argv[2]);
 
   context = g_option_context_new ("latency|iter|burst|watchcost|memory|callgrind|smoke");
   g_option_context_add_main_entries (context, entries, NULL);
