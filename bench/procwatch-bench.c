@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1446,7 +1448,7 @@ cmd_callgrind (char *self_path)
       fcntl (base + i, F_SETFD, 0);
     }
 
-  g_assert (pipe2 (ctl, O_CLOEXEC) == 0);
+  g_assert (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) == 0);
 
   fflush (stdout);
   pid = fork ();
@@ -1475,14 +1477,23 @@ cmd_callgrind (char *self_path)
     }
 
   close (ctl[1]);
-  for (i = 0; i < (guint) opt_n; i++)
-    close (base + i);
 
-  /* In exit mode the inner process asks for one death at a time. */
+  /* In exit mode the inner process asks for one death at a time, and hears
+   * back once the process has been reaped: it then finds exit and reap
+   * together, one wake-up per process for every peer, whatever the timing. */
   while (bench_read_all (ctl[0], &index, sizeof index))
     if (index >= 0 && index < opt_n)
-      kill (g_array_index (sleepers.pids, GPid, index), SIGKILL);
+      {
+        struct pollfd hangup = { base + index, 0, 0 };
+
+        kill (g_array_index (sleepers.pids, GPid, index), SIGKILL);
+        while (poll (&hangup, 1, -1) < 0 && errno == EINTR)
+          ;
+        bench_write_all (ctl[0], "r", 1);
+      }
   close (ctl[0]);
+  for (i = 0; i < (guint) opt_n; i++)
+    close (base + i);
 
   waitpid (pid, &status, 0);
   bench_sleepers_finish (&sleepers);
@@ -1619,7 +1630,10 @@ cmd_callgrind_inner (void)
       CALLGRIND_TOGGLE_COLLECT;
       for (i = 0; i < opt_n; i++)
         {
+          char reaped;
+
           bench_write_all (opt_ctl_fd, &i, sizeof i);
+          bench_read_all (opt_ctl_fd, &reaped, 1);
           inner_reaped (epoll_fd, watches, &counter, i + 1);
         }
       CALLGRIND_TOGGLE_COLLECT;
