@@ -233,15 +233,19 @@ typedef struct
   char *pidfile;
 } LatencyRun;
 
+static void
+latency_done (LatencyRun *run)
+{
+  run->stamp = bench_now_ns ();
+  run->done = TRUE;
+}
+
 static gboolean
 on_fd_ready (int           fd,
              GIOCondition  condition,
              gpointer      user_data)
 {
-  LatencyRun *run = user_data;
-
-  run->stamp = bench_now_ns ();
-  run->done = TRUE;
+  latency_done (user_data);
   return G_SOURCE_REMOVE;
 }
 
@@ -250,10 +254,7 @@ on_child_exited (GPid     pid,
                  int      status,
                  gpointer user_data)
 {
-  LatencyRun *run = user_data;
-
-  run->stamp = bench_now_ns ();
-  run->done = TRUE;
+  latency_done (user_data);
 }
 
 static void
