@@ -1,0 +1,1721 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
+ *
+ * procwatch-bench: measures ProcwatchProcessMonitor against its peers, each
+ * subcommand one measurement, printing one JSON object per line for
+ * bench/run to gather. Peers are measured in the same process run,
+ * interleaved, so that their ratios hold on a noisy machine.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <malloc.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gio-procwatch/procwatch.h>
+#include <glib-unix.h>
+
+#include "procwatch-bench-procs.h"
+
+extern char **environ;
+
+#ifdef HAVE_VALGRIND_CALLGRIND_H
+# include <valgrind/callgrind.h>
+#else
+# define CALLGRIND_TOGGLE_COLLECT
+#endif
+
+#define EPOLL_BATCH 256
+
+/* Options shared by the subcommands. */
+static int opt_rounds = 20;
+static int opt_n = 1000;
+static int opt_iters = 200;
+static int opt_blocks = 10;
+static char *opt_peers;
+static char *opt_layouts;
+static char *opt_sizes;
+static char *opt_label;
+static char *opt_expect_backend;
+static char *opt_psutil_script;
+static char *opt_python;
+static char *opt_mode;
+static char *opt_out;
+static char *opt_valgrind;
+static char *opt_shim;
+static int opt_fd_base = -1;
+static int opt_ctl_fd = -1;
+static int opt_max_delay_us = 20000;
+
+static GOptionEntry entries[] = {
+  { "rounds", 0, 0, G_OPTION_ARG_INT, &opt_rounds, "Rounds (each measures every peer once)", "R" },
+  { "n", 0, 0, G_OPTION_ARG_INT, &opt_n, "Number of processes", "N" },
+  { "iters", 0, 0, G_OPTION_ARG_INT, &opt_iters, "Iterations per block", "K" },
+  { "blocks", 0, 0, G_OPTION_ARG_INT, &opt_blocks, "Interleaved blocks", "B" },
+  { "peers", 0, 0, G_OPTION_ARG_STRING, &opt_peers, "Comma-separated peers", "LIST" },
+  { "layouts", 0, 0, G_OPTION_ARG_STRING, &opt_layouts, "child,nonchild", "LIST" },
+  { "sizes", 0, 0, G_OPTION_ARG_STRING, &opt_sizes, "Comma-separated process counts", "LIST" },
+  { "label", 0, 0, G_OPTION_ARG_STRING, &opt_label, "Label of this run in the output", "TEXT" },
+  { "expect-backend", 0, 0, G_OPTION_ARG_STRING, &opt_expect_backend,
+    "Drop the monitor unless it uses this backend", "NAME" },
+  { "psutil-script", 0, 0, G_OPTION_ARG_FILENAME, &opt_psutil_script, "bench/peer-psutil.py", "PATH" },
+  { "python", 0, 0, G_OPTION_ARG_FILENAME, &opt_python, "Python with psutil", "PATH" },
+  { "mode", 0, 0, G_OPTION_ARG_STRING, &opt_mode, "callgrind: iter or exit", "MODE" },
+  { "out", 0, 0, G_OPTION_ARG_FILENAME, &opt_out, "callgrind output file", "PATH" },
+  { "valgrind", 0, 0, G_OPTION_ARG_FILENAME, &opt_valgrind, "valgrind executable", "PATH" },
+  { "shim", 0, 0, G_OPTION_ARG_FILENAME, &opt_shim, "procwatch-bench-vgshim.so", "PATH" },
+  { "fd-base", 0, 0, G_OPTION_ARG_INT, &opt_fd_base, "(internal)", "FD" },
+  { "ctl-fd", 0, 0, G_OPTION_ARG_INT, &opt_ctl_fd, "(internal)", "FD" },
+  { "max-delay-us", 0, 0, G_OPTION_ARG_INT, &opt_max_delay_us,
+    "Random wait before each exit, at most", "US" },
+  { NULL }
+};
+
+/* Output */
+
+static void
+print_samples (const char   *bench,
+               const char   *fields,
+               const gint64 *values,
+               guint         n_values)
+{
+  g_autoptr(GString) line = g_string_new (NULL);
+  guint i;
+
+  g_string_append_printf (line, "{\"bench\": \"%s\", \"label\": \"%s\", %s, \"ns\": [",
+                          bench, opt_label != NULL ? opt_label : "", fields);
+  for (i = 0; i < n_values; i++)
+    g_string_append_printf (line, "%s%" G_GINT64_FORMAT, i > 0 ? ", " : "", values[i]);
+  g_string_append (line, "]}\n");
+
+  fputs (line->str, stdout);
+  fflush (stdout);
+}
+
+static void
+print_line (const char *format,
+            ...) G_GNUC_PRINTF (1, 2);
+
+static void
+print_line (const char *format,
+            ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  vprintf (format, args);
+  va_end (args);
+  putchar ('\n');
+  fflush (stdout);
+}
+
+static gboolean
+list_has (const char *list,
+          const char *item)
+{
+  g_auto(GStrv) items = NULL;
+
+  if (list == NULL)
+    return TRUE;
+
+  items = g_strsplit (list, ",", -1);
+  return g_strv_contains ((const char * const *) items, item);
+}
+
+static gint64
+cpu_ns (void)
+{
+  struct rusage usage;
+
+  getrusage (RUSAGE_SELF, &usage);
+  return (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * G_GINT64_CONSTANT (1000000000) +
+         (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * G_GINT64_CONSTANT (1000);
+}
+
+/* Whether the monitor uses the backend the run asked for; says so if not. */
+static gboolean
+monitor_backend_ok (ProcwatchProcessMonitor *monitor)
+{
+  const char *backend = procwatch_process_monitor_get_backend (monitor);
+  gboolean ok = opt_expect_backend == NULL || g_strcmp0 (backend, opt_expect_backend) == 0;
+
+  print_line ("{\"bench\": \"backend\", \"label\": \"%s\", \"requested\": \"%s\", "
+              "\"got\": \"%s\", \"available\": %s}",
+              opt_label != NULL ? opt_label : "",
+              opt_expect_backend != NULL ? opt_expect_backend : "",
+              backend, ok ? "true" : "false");
+  return ok;
+}
+
+/* Counts signals of a monitor and stamps the last of each. */
+typedef struct
+{
+  GPid pid;           /* the one process a latency round waits for, or 0 */
+  guint n_exited;
+  guint n_reaped;
+  gint64 exited_ns;
+  gint64 reaped_ns;
+} Counter;
+
+static void
+on_counter_exited (ProcwatchProcessMonitor *monitor,
+                   ProcwatchProcess        *process,
+                   Counter                 *counter)
+{
+  gint64 now = bench_now_ns ();
+
+  if (counter->pid != 0 && procwatch_process_get_pid (process) != counter->pid)
+    return;
+
+  counter->exited_ns = now;
+  counter->n_exited++;
+}
+
+static void
+on_counter_reaped (ProcwatchProcessMonitor *monitor,
+                   ProcwatchProcess        *process,
+                   Counter                 *counter)
+{
+  counter->reaped_ns = bench_now_ns ();
+  counter->n_reaped++;
+}
+
+static ProcwatchProcessMonitor *
+counting_monitor_new (Counter *counter)
+{
+  ProcwatchProcessMonitor *monitor = procwatch_process_monitor_new ();
+
+  g_signal_connect (monitor, "exited", G_CALLBACK (on_counter_exited), counter);
+  g_signal_connect (monitor, "reaped", G_CALLBACK (on_counter_reaped), counter);
+  return monitor;
+}
+
+/* 1. Exit → "exited" latency */
+
+typedef enum
+{
+  PEER_EPOLL,
+  PEER_EPOLLSOURCE,
+  PEER_MONITOR,
+  PEER_FDSOURCE,
+  PEER_CHILDWATCH,
+  PEER_POLL10,
+  PEER_PSUTIL,
+  PEER_PIDWAIT,
+  N_PEERS
+} Peer;
+
+static const char *peer_names[N_PEERS] = {
+  "epoll", "epollsource", "monitor", "fdsource", "childwatch", "poll10ms", "psutil", "pidwait",
+};
+
+typedef struct
+{
+  ProcwatchProcessMonitor *monitor;
+  Counter counter;
+  gint64 stamp;
+  gboolean done;
+
+  GPid psutil_pid;
+  FILE *psutil_in;
+  FILE *psutil_out;
+  char *pidfile;
+} LatencyRun;
+
+static void
+latency_done (LatencyRun *run)
+{
+  run->stamp = bench_now_ns ();
+  run->done = TRUE;
+}
+
+static gboolean
+on_fd_ready (int           fd,
+             GIOCondition  condition,
+             gpointer      user_data)
+{
+  latency_done (user_data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_child_exited (GPid     pid,
+                 int      status,
+                 gpointer user_data)
+{
+  latency_done (user_data);
+}
+
+static void
+sleep_us (gint64 us)
+{
+  if (us > 0)
+    g_usleep (us);
+}
+
+static void
+run_until_done (LatencyRun *run)
+{
+  while (!run->done)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+/* Polls every 10 ms, the first time at a random phase after the exit was
+ * triggered: kill (pid, 0) for a process whose parent reaps it, waitpid
+ * (WNOHANG) for our own child (someone has to reap it). */
+static gint64
+poll_every_10ms (BenchTarget *target)
+{
+  const gint64 period = 10 * G_TIME_SPAN_MILLISECOND * 1000;
+  gint64 next = bench_now_ns () + g_random_int_range (0, 10000) * G_GINT64_CONSTANT (1000);
+
+  for (;;)
+    {
+      struct timespec ts = { next / 1000000000, next % 1000000000 };
+
+      while (clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+        ;
+
+      if (target->parent == 0)
+        {
+          if (waitpid (target->pid, NULL, WNOHANG) == target->pid)
+            {
+              target->reaped = TRUE;
+              return bench_now_ns ();
+            }
+        }
+      else if (kill (target->pid, 0) < 0 && errno == ESRCH)
+        {
+          return bench_now_ns ();
+        }
+
+      next += period;
+    }
+}
+
+static gboolean
+psutil_start (LatencyRun *run)
+{
+  const char *argv[] = { opt_python, opt_psutil_script, NULL };
+  g_autoptr(GError) error = NULL;
+  int in_fd, out_fd;
+
+  if (opt_python == NULL || opt_psutil_script == NULL)
+    return FALSE;
+
+  if (!g_spawn_async_with_pipes (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+                                 NULL, NULL, &run->psutil_pid, &in_fd, &out_fd, NULL, &error))
+    {
+      g_printerr ("procwatch-bench: cannot start the psutil peer: %s\n", error->message);
+      return FALSE;
+    }
+
+  run->psutil_in = fdopen (in_fd, "w");
+  run->psutil_out = fdopen (out_fd, "r");
+  return TRUE;
+}
+
+static void
+psutil_stop (LatencyRun *run)
+{
+  if (run->psutil_in == NULL)
+    return;
+
+  fclose (run->psutil_in);
+  fclose (run->psutil_out);
+  waitpid (run->psutil_pid, NULL, 0);
+  run->psutil_in = NULL;
+}
+
+static gint64
+measure_psutil (LatencyRun  *run,
+                BenchTarget *target,
+                gint64       delay_us)
+{
+  char line[128];
+
+  fprintf (run->psutil_in, "%d\n", (int) target->pid);
+  fflush (run->psutil_in);
+  if (fgets (line, sizeof line, run->psutil_out) == NULL)
+    return -1;
+
+  sleep_us (delay_us);
+  bench_target_trigger (target);
+
+  if (fgets (line, sizeof line, run->psutil_out) == NULL)
+    return -1;
+
+  return g_ascii_strtoll (line, NULL, 10);
+}
+
+/* pidwait cannot tell when it saw the exit: its own exit is the report, so
+ * this includes pidwait's exit and our wake-up on it. */
+static gint64
+measure_pidwait (LatencyRun  *run,
+                 BenchTarget *target,
+                 gint64       delay_us)
+{
+  g_autofree char *syscall_path = NULL;
+  g_autofree char *content = g_strdup_printf ("%d\n", (int) target->pid);
+  gint64 deadline = bench_now_ns () + G_GINT64_CONSTANT (5000000000);
+  pid_t pid;
+
+  if (!g_file_set_contents (run->pidfile, content, -1, NULL))
+    return -1;
+
+  {
+    const char *argv[] = { "pidwait", "-F", run->pidfile, NULL };
+
+    if (posix_spawn (&pid, "/usr/bin/pidwait", NULL, NULL, (char **) argv, environ) != 0)
+      return -1;
+  }
+
+  /* Ready once it sleeps in epoll_wait (232) or poll (7). */
+  syscall_path = g_strdup_printf ("/proc/%d/syscall", (int) pid);
+  for (;;)
+    {
+      g_autofree char *state = NULL;
+
+      if (g_file_get_contents (syscall_path, &state, NULL, NULL) &&
+          (g_str_has_prefix (state, "232 ") || g_str_has_prefix (state, "7 ")))
+        break;
+      if (bench_now_ns () > deadline)
+        {
+          kill (pid, SIGKILL);
+          waitpid (pid, NULL, 0);
+          return -1;
+        }
+      g_usleep (100);
+    }
+
+  sleep_us (delay_us);
+  bench_target_trigger (target);
+  while (waitpid (pid, NULL, 0) < 0 && errno == EINTR)
+    ;
+
+  return bench_now_ns ();
+}
+
+/* When the main loop's poll() last returned: splits a GLib peer's latency
+ * into the kernel's part (up to the wake-up) and user space's (after it). */
+static gint64 last_poll_return_ns;
+
+static int
+timed_poll (GPollFD *fds,
+            guint    n_fds,
+            int      timeout)
+{
+  int ret = g_poll (fds, n_fds, timeout);
+
+  last_poll_return_ns = bench_now_ns ();
+  return ret;
+}
+
+static gint64
+measure_epoll (BenchTarget *target,
+               gint64       delay_us)
+{
+  struct epoll_event event = { .events = EPOLLIN };
+  int pidfd = bench_pidfd_open (target->pid);
+  int epoll_fd = epoll_create1 (EPOLL_CLOEXEC);
+  gint64 stamp = -1;
+  int n;
+
+  if (pidfd < 0 || epoll_fd < 0 ||
+      epoll_ctl (epoll_fd, EPOLL_CTL_ADD, pidfd, &event) < 0)
+    goto out;
+
+  sleep_us (delay_us);
+  bench_target_trigger (target);
+
+  do
+    n = epoll_wait (epoll_fd, &event, 1, 30000);
+  while (n < 0 && errno == EINTR);
+
+  if (n == 1)
+    stamp = bench_now_ns ();
+
+out:
+  if (pidfd >= 0)
+    close (pidfd);
+  if (epoll_fd >= 0)
+    close (epoll_fd);
+  return stamp;
+}
+
+/* One peer on one fresh process: nanoseconds from the target's stamp just
+ * before _exit() to the peer's report, or -1. */
+static gint64
+measure_latency (LatencyRun *run,
+                 Peer        peer,
+                 gboolean    child,
+                 gint64     *after_poll_ns)
+{
+  BenchTarget target;
+  gint64 delay_us = g_random_int_range (0, MAX (opt_max_delay_us, 1));
+  gint64 stamp = -1;
+  gint64 exit_ns;
+  int pidfd = -1;
+
+  bench_target_spawn (&target, child);
+  run->done = FALSE;
+  run->stamp = -1;
+
+  switch (peer)
+    {
+    case PEER_EPOLL:
+      stamp = measure_epoll (&target, delay_us);
+      break;
+
+    case PEER_MONITOR:
+      {
+        g_autoptr(ProcwatchProcess) process = NULL;
+
+        run->counter.pid = target.pid;
+        run->counter.n_exited = 0;
+        process = procwatch_process_monitor_watch_pid (run->monitor, target.pid, NULL);
+        if (process == NULL)
+          break;
+
+        sleep_us (delay_us);
+        bench_target_trigger (&target);
+        while (run->counter.n_exited == 0)
+          g_main_context_iteration (NULL, TRUE);
+        stamp = run->counter.exited_ns;
+        procwatch_process_monitor_unwatch (run->monitor, target.pid);
+      }
+      break;
+
+    case PEER_EPOLLSOURCE:
+      {
+        struct epoll_event event = { .events = EPOLLIN };
+        int epoll_fd = epoll_create1 (EPOLL_CLOEXEC);
+
+        pidfd = bench_pidfd_open (target.pid);
+        if (pidfd < 0 || epoll_ctl (epoll_fd, EPOLL_CTL_ADD, pidfd, &event) < 0)
+          {
+            close (epoll_fd);
+            break;
+          }
+        g_unix_fd_add (epoll_fd, G_IO_IN, on_fd_ready, run);
+        sleep_us (delay_us);
+        bench_target_trigger (&target);
+        run_until_done (run);
+        stamp = run->stamp;
+        close (epoll_fd);
+        close (pidfd);
+      }
+      break;
+
+    case PEER_FDSOURCE:
+      pidfd = bench_pidfd_open (target.pid);
+      if (pidfd < 0)
+        break;
+      g_unix_fd_add (pidfd, G_IO_IN, on_fd_ready, run);
+      sleep_us (delay_us);
+      bench_target_trigger (&target);
+      run_until_done (run);
+      stamp = run->stamp;
+      close (pidfd);
+      break;
+
+    case PEER_CHILDWATCH:
+      g_child_watch_add (target.pid, on_child_exited, run);
+      sleep_us (delay_us);
+      bench_target_trigger (&target);
+      run_until_done (run);
+      stamp = run->stamp;
+      target.reaped = TRUE;
+      break;
+
+    case PEER_POLL10:
+      sleep_us (delay_us);
+      bench_target_trigger (&target);
+      stamp = poll_every_10ms (&target);
+      break;
+
+    case PEER_PSUTIL:
+      stamp = measure_psutil (run, &target, delay_us);
+      break;
+
+    case PEER_PIDWAIT:
+      stamp = measure_pidwait (run, &target, delay_us);
+      break;
+
+    case N_PEERS:
+    default:
+      g_assert_not_reached ();
+    }
+
+  if (stamp < 0)
+    {
+      /* The target still waits for its command: let it go. */
+      bench_target_trigger (&target);
+    }
+
+  bench_target_finish (&target);
+  exit_ns = target.exit_ns;
+
+  if (stamp < 0 || exit_ns <= 0)
+    return -1;
+
+  *after_poll_ns = -1;
+  if (peer == PEER_MONITOR || peer == PEER_EPOLLSOURCE || peer == PEER_FDSOURCE ||
+      peer == PEER_CHILDWATCH)
+    *after_poll_ns = stamp - last_poll_return_ns;
+
+  return stamp - exit_ns;
+}
+
+static gboolean
+peer_applies (Peer     peer,
+              gboolean child)
+{
+  switch (peer)
+    {
+    case PEER_CHILDWATCH:
+      return child;
+
+    /* Processes of their own: to them the target is never a child. */
+    case PEER_PSUTIL:
+    case PEER_PIDWAIT:
+      return !child;
+
+    default:
+      return TRUE;
+    }
+}
+
+static int
+cmd_latency (void)
+{
+  LatencyRun run = { 0 };
+  gboolean enabled[N_PEERS];
+  GArray *samples[2][N_PEERS];
+  GArray *after_poll[2][N_PEERS];
+  int layout;
+  int round;
+  int peer;
+
+  run.monitor = counting_monitor_new (&run.counter);
+  run.pidfile = g_build_filename (g_get_tmp_dir (), "procwatch-bench-XXXXXX", NULL);
+  close (g_mkstemp (run.pidfile));
+
+  for (peer = 0; peer < N_PEERS; peer++)
+    enabled[peer] = list_has (opt_peers, peer_names[peer]);
+
+  if (!monitor_backend_ok (run.monitor))
+    enabled[PEER_MONITOR] = FALSE;
+  if (enabled[PEER_PSUTIL] && !psutil_start (&run))
+    enabled[PEER_PSUTIL] = FALSE;
+  if (enabled[PEER_PIDWAIT] && !g_file_test ("/usr/bin/pidwait", G_FILE_TEST_IS_EXECUTABLE))
+    enabled[PEER_PIDWAIT] = FALSE;
+
+  for (layout = 0; layout < 2; layout++)
+    for (peer = 0; peer < N_PEERS; peer++)
+      {
+        samples[layout][peer] = g_array_new (FALSE, FALSE, sizeof (gint64));
+        after_poll[layout][peer] = g_array_new (FALSE, FALSE, sizeof (gint64));
+      }
+
+  g_main_context_set_poll_func (NULL, timed_poll);
+
+  for (round = 0; round < opt_rounds; round++)
+    {
+      for (layout = 0; layout < 2; layout++)
+        {
+          gboolean child = layout == 0;
+
+          if (!list_has (opt_layouts, child ? "child" : "nonchild"))
+            continue;
+
+          /* A different peer goes first in every round. */
+          for (peer = 0; peer < N_PEERS; peer++)
+            {
+              Peer p = (peer + round) % N_PEERS;
+              gint64 value, after;
+
+              if (!enabled[p] || !peer_applies (p, child))
+                continue;
+
+              value = measure_latency (&run, p, child, &after);
+              g_array_append_val (samples[layout][p], value);
+              g_array_append_val (after_poll[layout][p], after);
+            }
+        }
+    }
+
+  for (layout = 0; layout < 2; layout++)
+    for (peer = 0; peer < N_PEERS; peer++)
+      {
+        g_autofree char *fields = NULL;
+
+        if (samples[layout][peer]->len > 0)
+          {
+            fields = g_strdup_printf ("\"layout\": \"%s\", \"peer\": \"%s\", \"backend\": \"%s\"",
+                                      layout == 0 ? "child" : "nonchild", peer_names[peer],
+                                      procwatch_process_monitor_get_backend (run.monitor));
+            print_samples ("latency", fields, (gint64 *) samples[layout][peer]->data,
+                           samples[layout][peer]->len);
+            print_samples ("latency-after-poll", fields, (gint64 *) after_poll[layout][peer]->data,
+                           after_poll[layout][peer]->len);
+          }
+        g_array_unref (samples[layout][peer]);
+        g_array_unref (after_poll[layout][peer]);
+      }
+
+  psutil_stop (&run);
+  unlink (run.pidfile);
+  g_free (run.pidfile);
+  g_object_unref (run.monitor);
+  return 0;
+}
+
+/* 2. Main-loop iteration cost with N idle watched processes */
+
+static gboolean
+keep_idle (gpointer user_data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+static GMainContext *
+context_with_idle (void)
+{
+  GMainContext *context = g_main_context_new ();
+  g_autoptr(GSource) idle = g_idle_source_new ();
+
+  g_source_set_callback (idle, keep_idle, NULL, NULL);
+  g_source_attach (idle, context);
+  return context;
+}
+
+static gboolean
+on_idle_fd (int           fd,
+            GIOCondition  condition,
+            gpointer      user_data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+/* Puts @n watched processes on @context the way @peer does. */
+static gpointer
+watch_idle (const char   *peer,
+            GMainContext *context,
+            const GPid   *pids,
+            guint         n)
+{
+  guint i;
+
+  if (g_str_equal (peer, "monitor"))
+    {
+      ProcwatchProcessMonitor *monitor;
+
+      g_main_context_push_thread_default (context);
+      monitor = procwatch_process_monitor_new ();
+      g_main_context_pop_thread_default (context);
+
+      /* Also with no process the monitor has its source, as in use. */
+      g_object_unref (procwatch_process_monitor_watch_pid (monitor, getpid (), NULL));
+      procwatch_process_monitor_unwatch (monitor, getpid ());
+
+      for (i = 0; i < n; i++)
+        {
+          g_autoptr(GError) error = NULL;
+          ProcwatchProcess *process = procwatch_process_monitor_watch_pid (monitor, pids[i], &error);
+
+          if (process == NULL)
+            g_error ("procwatch-bench: %s", error->message);
+          g_object_unref (process);
+        }
+      return monitor;
+    }
+
+  for (i = 0; i < n; i++)
+    {
+      int pidfd = bench_pidfd_open (pids[i]);
+      g_autoptr(GSource) source = NULL;
+
+      if (pidfd < 0)
+        g_error ("procwatch-bench: pidfd_open: %s", g_strerror (errno));
+      source = g_unix_fd_source_new (pidfd, G_IO_IN);
+      g_source_set_callback (source, G_SOURCE_FUNC (on_idle_fd), NULL, NULL);
+      g_source_attach (source, context);
+    }
+  return NULL;
+}
+
+/* Times single iterations; stops early after 200 ms (slow peers at scale). */
+static void
+time_iterations (GMainContext *context,
+                 GArray       *samples)
+{
+  gint64 start = bench_now_ns ();
+  int i;
+
+  g_array_set_size (samples, 0);
+  for (i = 0; i < opt_iters; i++)
+    {
+      gint64 t0 = bench_now_ns ();
+      gint64 t1;
+
+      g_main_context_iteration (context, FALSE);
+      t1 = bench_now_ns ();
+      g_array_append_val (samples, (gint64) { t1 - t0 });
+
+      if (i >= 5 && t1 - start > 200 * G_GINT64_CONSTANT (1000000))
+        break;
+    }
+}
+
+G_GNUC_NORETURN static void
+iter_worker (const char *peer,
+             const GPid *pids,
+             guint       n,
+             int         command_fd,
+             int         ack_fd)
+{
+  GMainContext *none = context_with_idle ();
+  GMainContext *context = context_with_idle ();
+  g_autoptr(GArray) samples = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autofree char *fields = g_strdup_printf ("\"n\": %u, \"peer\": \"%s\"", n, peer);
+  g_autofree char *none_fields = g_strdup_printf ("\"n\": %u, \"peer\": \"none\", \"beside\": \"%s\"",
+                                                  n, peer);
+  gpointer owner = watch_idle (peer, context, pids, n);
+  char command;
+  int block = 0;
+
+  bench_write_all (ack_fd, "r", 1);
+
+  while (bench_read_all (command_fd, &command, 1) && command == 'b')
+    {
+      /* Alternating which one goes first. */
+      int k;
+
+      for (k = 0; k < 2; k++)
+        {
+          gboolean own = (k + block) % 2 == 0;
+
+          time_iterations (own ? context : none, samples);
+          print_samples ("iter", own ? fields : none_fields,
+                         (gint64 *) samples->data, samples->len);
+        }
+      block++;
+      bench_write_all (ack_fd, "d", 1);
+    }
+
+  g_clear_object (&owner);
+  _exit (0);
+}
+
+static GArray *
+parse_sizes (const char *text,
+             const char *fallback)
+{
+  g_auto(GStrv) items = g_strsplit (text != NULL ? text : fallback, ",", -1);
+  GArray *sizes = g_array_new (FALSE, FALSE, sizeof (guint));
+  guint i;
+
+  for (i = 0; items[i] != NULL; i++)
+    {
+      guint size = (guint) g_ascii_strtoull (items[i], NULL, 10);
+
+      g_array_append_val (sizes, size);
+    }
+  return sizes;
+}
+
+typedef struct
+{
+  pid_t pid;
+  int command_fd;
+  int ack_fd;
+} Worker;
+
+static void
+worker_start (Worker     *worker,
+              const char *peer,
+              const GPid *pids,
+              guint       n)
+{
+  int command[2];
+  int ack[2];
+
+  g_assert (pipe2 (command, O_CLOEXEC) == 0);
+  g_assert (pipe2 (ack, O_CLOEXEC) == 0);
+
+  fflush (stdout);
+  worker->pid = fork ();
+  g_assert (worker->pid >= 0);
+  if (worker->pid == 0)
+    {
+      close (command[1]);
+      close (ack[0]);
+      iter_worker (peer, pids, n, command[0], ack[1]);
+    }
+
+  close (command[0]);
+  close (ack[1]);
+  worker->command_fd = command[1];
+  worker->ack_fd = ack[0];
+}
+
+static gboolean
+worker_ask (Worker *worker,
+            char    expected)
+{
+  char reply = 0;
+
+  if (expected == 'd')
+    bench_write_all (worker->command_fd, "b", 1);
+
+  return bench_read_all (worker->ack_fd, &reply, 1) && reply == expected;
+}
+
+/* Told in words: a later worker may hold a copy of this one's pipe. */
+static void
+worker_stop (Worker *worker)
+{
+  bench_write_all (worker->command_fd, "q", 1);
+  close (worker->command_fd);
+  close (worker->ack_fd);
+  waitpid (worker->pid, NULL, 0);
+}
+
+/* Each peer lives in a worker process of its own: 10,000 pidfds for each
+ * would not fit under one RLIMIT_NOFILE of 20,000. The workers take turns,
+ * block by block. */
+static int
+cmd_iter (void)
+{
+  g_autoptr(GArray) sizes = parse_sizes (opt_sizes, "0,1000,5000,10000");
+  const char *peers[] = { "monitor", "fdsource" };
+  BenchSleepers sleepers = { 0 };
+  guint max_size = 0;
+  guint s;
+
+  bench_raise_fd_limit ();
+
+  for (s = 0; s < sizes->len; s++)
+    max_size = MAX (max_size, g_array_index (sizes, guint, s));
+
+  if (!bench_sleepers_spawn (&sleepers, max_size))
+    return 1;
+
+  for (s = 0; s < sizes->len; s++)
+    {
+      guint n = g_array_index (sizes, guint, s);
+      Worker workers[G_N_ELEMENTS (peers)];
+      guint w;
+      int block;
+
+      for (w = 0; w < G_N_ELEMENTS (peers); w++)
+        {
+          worker_start (&workers[w], peers[w], (GPid *) sleepers.pids->data, n);
+          if (!worker_ask (&workers[w], 'r'))
+            g_error ("procwatch-bench: iteration worker %s failed", peers[w]);
+        }
+
+      for (block = 0; block < opt_blocks; block++)
+        for (w = 0; w < G_N_ELEMENTS (peers); w++)
+          worker_ask (&workers[(w + block) % G_N_ELEMENTS (peers)], 'd');
+
+      for (w = 0; w < G_N_ELEMENTS (peers); w++)
+        worker_stop (&workers[w]);
+    }
+
+  bench_sleepers_finish (&sleepers);
+  return 0;
+}
+
+/* 3. Burst: N processes killed at once */
+
+typedef struct
+{
+  int fd;
+  gboolean exited;
+  Counter *counter;
+} FdWatch;
+
+static void
+fd_watch_exited (FdWatch *watch)
+{
+  if (!watch->exited)
+    {
+      watch->exited = TRUE;
+      watch->counter->n_exited++;
+      watch->counter->exited_ns = bench_now_ns ();
+    }
+}
+
+/* With g_unix_fd_add, once readable a pidfd stays so: after the exit the
+ * source is replaced by one that only hears the hang-up of the reap. */
+static gboolean
+on_burst_fd (int           fd,
+             GIOCondition  condition,
+             gpointer      user_data)
+{
+  FdWatch *watch = user_data;
+
+  fd_watch_exited (watch);
+
+  if (condition & (G_IO_HUP | G_IO_ERR))
+    {
+      watch->counter->n_reaped++;
+      watch->counter->reaped_ns = bench_now_ns ();
+      close (watch->fd);
+      watch->fd = -1;
+      return G_SOURCE_REMOVE;
+    }
+
+  g_unix_fd_add (fd, 0, on_burst_fd, watch);
+  return G_SOURCE_REMOVE;
+}
+
+/* The floor: what a program does with one epoll fd and nothing else. */
+static void
+epoll_handle (int                 epoll_fd,
+              FdWatch            *watches,
+              struct epoll_event *event)
+{
+  FdWatch *watch = &watches[event->data.u32];
+
+  if (event->events & EPOLLIN)
+    fd_watch_exited (watch);
+
+  if (event->events & (EPOLLHUP | EPOLLERR))
+    {
+      fd_watch_exited (watch);
+      watch->counter->n_reaped++;
+      watch->counter->reaped_ns = bench_now_ns ();
+      epoll_ctl (epoll_fd, EPOLL_CTL_DEL, watch->fd, NULL);
+      close (watch->fd);
+      watch->fd = -1;
+    }
+  else
+    {
+      struct epoll_event only_hup = { .events = 0, .data.u32 = event->data.u32 };
+
+      epoll_ctl (epoll_fd, EPOLL_CTL_MOD, watch->fd, &only_hup);
+    }
+}
+
+static int
+epoll_watch_all (FdWatch    *watches,
+                 const GPid *pids,
+                 guint       n,
+                 Counter    *counter)
+{
+  int epoll_fd = epoll_create1 (EPOLL_CLOEXEC);
+  guint i;
+
+  for (i = 0; i < n; i++)
+    {
+      struct epoll_event event = { .events = EPOLLIN, .data.u32 = i };
+
+      watches[i].fd = bench_pidfd_open (pids[i]);
+      watches[i].counter = counter;
+      if (watches[i].fd < 0 || epoll_ctl (epoll_fd, EPOLL_CTL_ADD, watches[i].fd, &event) < 0)
+        g_error ("procwatch-bench: cannot watch %d: %s", (int) pids[i], g_strerror (errno));
+    }
+  return epoll_fd;
+}
+
+typedef struct
+{
+  int epoll_fd;
+  FdWatch *watches;
+} EpollSource;
+
+/* "One epoll source": the epoll fd on the main loop, as the library does,
+ * but with nothing else. */
+static gboolean
+on_epoll_ready (int           fd,
+                GIOCondition  condition,
+                gpointer      user_data)
+{
+  EpollSource *source = user_data;
+  struct epoll_event events[EPOLL_BATCH];
+  int n = epoll_wait (source->epoll_fd, events, EPOLL_BATCH, 0);
+  int i;
+
+  for (i = 0; i < n; i++)
+    epoll_handle (source->epoll_fd, source->watches, &events[i]);
+
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+epoll_run_until (int      epoll_fd,
+                 FdWatch *watches,
+                 Counter *counter,
+                 guint    n_reaped)
+{
+  struct epoll_event events[EPOLL_BATCH];
+
+  while (counter->n_reaped < n_reaped)
+    {
+      int n = epoll_wait (epoll_fd, events, EPOLL_BATCH, -1);
+      int i;
+
+      for (i = 0; i < n; i++)
+        epoll_handle (epoll_fd, watches, &events[i]);
+    }
+}
+
+static void
+measure_burst (const char *peer,
+               guint       n,
+               int         round)
+{
+  BenchSleepers sleepers = { 0 };
+  Counter counter = { 0 };
+  g_autofree FdWatch *watches = g_new0 (FdWatch, n);
+  ProcwatchProcessMonitor *monitor = NULL;
+  EpollSource epoll_source = { -1, NULL };
+  guint epoll_source_id = 0;
+  int epoll_fd = -1;
+  gint64 start, cpu_start, cpu;
+  guint i;
+
+  if (!bench_sleepers_spawn (&sleepers, n))
+    return;
+
+  if (g_str_equal (peer, "monitor"))
+    {
+      monitor = counting_monitor_new (&counter);
+      for (i = 0; i < n; i++)
+        g_object_unref (procwatch_process_monitor_watch_pid (monitor,
+                                                             g_array_index (sleepers.pids, GPid, i),
+                                                             NULL));
+    }
+  else if (g_str_equal (peer, "epoll"))
+    {
+      epoll_fd = epoll_watch_all (watches, (GPid *) sleepers.pids->data, n, &counter);
+    }
+  else if (g_str_equal (peer, "epollsource"))
+    {
+      epoll_source.epoll_fd = epoll_watch_all (watches, (GPid *) sleepers.pids->data, n, &counter);
+      epoll_source.watches = watches;
+      epoll_source_id = g_unix_fd_add (epoll_source.epoll_fd, G_IO_IN, on_epoll_ready, &epoll_source);
+    }
+  else
+    {
+      for (i = 0; i < n; i++)
+        {
+          watches[i].fd = bench_pidfd_open (g_array_index (sleepers.pids, GPid, i));
+          watches[i].counter = &counter;
+          g_unix_fd_add (watches[i].fd, G_IO_IN, on_burst_fd, &watches[i]);
+        }
+    }
+
+  /* Whatever setup left pending first. */
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+
+  cpu_start = cpu_ns ();
+  start = bench_now_ns ();
+  bench_sleepers_kill (&sleepers);
+
+  if (epoll_fd >= 0)
+    epoll_run_until (epoll_fd, watches, &counter, n);
+  else
+    while (counter.n_reaped < n)
+      g_main_context_iteration (NULL, TRUE);
+
+  cpu = cpu_ns () - cpu_start;
+
+  print_line ("{\"bench\": \"burst\", \"label\": \"%s\", \"n\": %u, \"peer\": \"%s\", "
+              "\"round\": %d, \"exited_ns\": %" G_GINT64_FORMAT ", \"reaped_ns\": %"
+              G_GINT64_FORMAT ", \"cpu_ns\": %" G_GINT64_FORMAT "}",
+              opt_label != NULL ? opt_label : "", n, peer, round,
+              counter.exited_ns - start, counter.reaped_ns - start, cpu);
+
+  g_clear_object (&monitor);
+  if (epoll_fd >= 0)
+    close (epoll_fd);
+  if (epoll_source_id != 0)
+    {
+      g_source_remove (epoll_source_id);
+      close (epoll_source.epoll_fd);
+    }
+  bench_sleepers_finish (&sleepers);
+}
+
+static int
+cmd_burst (void)
+{
+  g_autoptr(GArray) sizes = parse_sizes (opt_sizes, "1000,5000,10000");
+  const char *peers[] = { "epoll", "epollsource", "monitor", "fdsource" };
+  g_autoptr(ProcwatchProcessMonitor) probe = procwatch_process_monitor_new ();
+  guint s;
+  int round;
+
+  bench_raise_fd_limit ();
+  if (!monitor_backend_ok (probe))
+    return 0;
+
+  for (s = 0; s < sizes->len; s++)
+    for (round = 0; round < opt_rounds; round++)
+      {
+        guint p;
+
+        for (p = 0; p < G_N_ELEMENTS (peers); p++)
+          {
+            const char *peer = peers[(p + round) % G_N_ELEMENTS (peers)];
+
+            if (list_has (opt_peers, peer))
+              measure_burst (peer, g_array_index (sizes, guint, s), round);
+          }
+      }
+
+  return 0;
+}
+
+/* 4. Cost per watch: time of watch + unwatch, memory */
+
+static void
+time_watch_cycle (const char *peer,
+                  const GPid *pids,
+                  guint       n,
+                  GArray     *watch_ns,
+                  GArray     *unwatch_ns)
+{
+  g_autoptr(ProcwatchProcessMonitor) monitor = NULL;
+  g_autofree int *fds = g_new (int, n);
+  g_autofree guint *ids = g_new (guint, n);
+  int epoll_fd = -1;
+  guint i;
+
+  g_array_set_size (watch_ns, n);
+  g_array_set_size (unwatch_ns, n);
+
+  if (g_str_equal (peer, "monitor"))
+    monitor = procwatch_process_monitor_new ();
+  else if (g_str_equal (peer, "epoll"))
+    epoll_fd = epoll_create1 (EPOLL_CLOEXEC);
+
+  for (i = 0; i < n; i++)
+    {
+      gint64 t0 = bench_now_ns ();
+
+      if (monitor != NULL)
+        {
+          g_object_unref (procwatch_process_monitor_watch_pid (monitor, pids[i], NULL));
+        }
+      else if (epoll_fd >= 0)
+        {
+          struct epoll_event event = { .events = EPOLLIN, .data.u32 = i };
+
+          fds[i] = bench_pidfd_open (pids[i]);
+          epoll_ctl (epoll_fd, EPOLL_CTL_ADD, fds[i], &event);
+        }
+      else
+        {
+          fds[i] = bench_pidfd_open (pids[i]);
+          ids[i] = g_unix_fd_add (fds[i], G_IO_IN, on_idle_fd, NULL);
+        }
+
+      g_array_index (watch_ns, gint64, i) = bench_now_ns () - t0;
+    }
+
+  for (i = 0; i < n; i++)
+    {
+      gint64 t0 = bench_now_ns ();
+
+      if (monitor != NULL)
+        {
+          procwatch_process_monitor_unwatch (monitor, pids[i]);
+        }
+      else if (epoll_fd >= 0)
+        {
+          epoll_ctl (epoll_fd, EPOLL_CTL_DEL, fds[i], NULL);
+          close (fds[i]);
+        }
+      else
+        {
+          g_source_remove (ids[i]);
+          close (fds[i]);
+        }
+
+      g_array_index (unwatch_ns, gint64, i) = bench_now_ns () - t0;
+    }
+
+  if (epoll_fd >= 0)
+    close (epoll_fd);
+}
+
+static int
+cmd_watchcost (void)
+{
+  const char *peers[] = { "monitor", "epoll", "fdsource" };
+  BenchSleepers sleepers = { 0 };
+  g_autoptr(GArray) watch_ns = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GArray) unwatch_ns = g_array_new (FALSE, FALSE, sizeof (gint64));
+  GArray *all_watch[G_N_ELEMENTS (peers)];
+  GArray *all_unwatch[G_N_ELEMENTS (peers)];
+  guint p;
+  int round;
+
+  bench_raise_fd_limit ();
+  if (!bench_sleepers_spawn (&sleepers, opt_n))
+    return 1;
+
+  for (p = 0; p < G_N_ELEMENTS (peers); p++)
+    {
+      all_watch[p] = g_array_new (FALSE, FALSE, sizeof (gint64));
+      all_unwatch[p] = g_array_new (FALSE, FALSE, sizeof (gint64));
+    }
+
+  for (round = 0; round < opt_rounds; round++)
+    for (p = 0; p < G_N_ELEMENTS (peers); p++)
+      {
+        guint q = (p + round) % G_N_ELEMENTS (peers);
+
+        time_watch_cycle (peers[q], (GPid *) sleepers.pids->data, opt_n, watch_ns, unwatch_ns);
+        /* The first round warms the allocators and the kernel's caches. */
+        if (round > 0 || opt_rounds == 1)
+          {
+            g_array_append_vals (all_watch[q], watch_ns->data, watch_ns->len);
+            g_array_append_vals (all_unwatch[q], unwatch_ns->data, unwatch_ns->len);
+          }
+      }
+
+  for (p = 0; p < G_N_ELEMENTS (peers); p++)
+    {
+      g_autofree char *watch_fields = g_strdup_printf ("\"op\": \"watch\", \"peer\": \"%s\"", peers[p]);
+      g_autofree char *unwatch_fields = g_strdup_printf ("\"op\": \"unwatch\", \"peer\": \"%s\"", peers[p]);
+
+      print_samples ("watchcost", watch_fields, (gint64 *) all_watch[p]->data, all_watch[p]->len);
+      print_samples ("watchcost", unwatch_fields, (gint64 *) all_unwatch[p]->data, all_unwatch[p]->len);
+      g_array_unref (all_watch[p]);
+      g_array_unref (all_unwatch[p]);
+    }
+
+  bench_sleepers_finish (&sleepers);
+  return 0;
+}
+
+/* Resident anonymous memory of this process, in bytes: what user space
+ * allocated; the kernel's pidfds, epoll items and struct pids are not in it. */
+static gint64
+anonymous_bytes (void)
+{
+  g_autofree char *rollup = NULL;
+  const char *line;
+
+  if (!g_file_get_contents ("/proc/self/smaps_rollup", &rollup, NULL, NULL))
+    return -1;
+
+  line = strstr (rollup, "\nAnonymous:");
+  if (line == NULL)
+    return -1;
+
+  return g_ascii_strtoll (line + strlen ("\nAnonymous:"), NULL, 10) * 1024;
+}
+
+static gint64
+heap_bytes (void)
+{
+  struct mallinfo2 info = mallinfo2 ();
+
+  return (gint64) (info.uordblks + info.hblkhd);
+}
+
+/* In a process of its own, so that no earlier peer's freed memory is reused. */
+static int
+cmd_memory (void)
+{
+  const char *peer = opt_peers != NULL ? opt_peers : "monitor";
+  BenchSleepers sleepers = { 0 };
+  g_autoptr(ProcwatchProcessMonitor) monitor = NULL;
+  g_autoptr(GArray) fds = g_array_new (FALSE, FALSE, sizeof (int));
+  GMainContext *context = g_main_context_default ();
+  gint64 anon_before, heap_before;
+  int epoll_fd = -1;
+  guint i;
+
+  bench_raise_fd_limit ();
+  if (!bench_sleepers_spawn (&sleepers, opt_n))
+    return 1;
+
+  /* Everything that exists once, whatever the number of processes. */
+  if (g_str_equal (peer, "monitor"))
+    {
+      monitor = procwatch_process_monitor_new ();
+      g_object_unref (procwatch_process_monitor_watch_pid (monitor, getpid (), NULL));
+      procwatch_process_monitor_unwatch (monitor, getpid ());
+    }
+  else if (g_str_equal (peer, "epoll"))
+    {
+      epoll_fd = epoll_create1 (EPOLL_CLOEXEC);
+    }
+  else
+    {
+      g_source_remove (g_unix_fd_add (0, G_IO_IN, on_idle_fd, NULL));
+    }
+  g_main_context_iteration (context, FALSE);
+
+  anon_before = anonymous_bytes ();
+  heap_before = heap_bytes ();
+
+  for (i = 0; i < (guint) opt_n; i++)
+    {
+      GPid pid = g_array_index (sleepers.pids, GPid, i);
+
+      if (monitor != NULL)
+        {
+          g_object_unref (procwatch_process_monitor_watch_pid (monitor, pid, NULL));
+        }
+      else
+        {
+          int fd = bench_pidfd_open (pid);
+
+          g_array_append_val (fds, fd);
+          if (epoll_fd >= 0)
+            {
+              struct epoll_event event = { .events = EPOLLIN, .data.u32 = i };
+
+              epoll_ctl (epoll_fd, EPOLL_CTL_ADD, fd, &event);
+            }
+          else
+            {
+              g_unix_fd_add (fd, G_IO_IN, on_idle_fd, NULL);
+            }
+        }
+    }
+  g_main_context_iteration (context, FALSE);
+
+  print_line ("{\"bench\": \"memory\", \"label\": \"%s\", \"peer\": \"%s\", \"n\": %d, "
+              "\"anon_bytes\": %" G_GINT64_FORMAT ", \"heap_bytes\": %" G_GINT64_FORMAT "}",
+              opt_label != NULL ? opt_label : "", peer, opt_n,
+              anonymous_bytes () - anon_before, heap_bytes () - heap_before);
+
+  bench_sleepers_finish (&sleepers);
+  return 0;
+}
+
+/* 5. Instructions, counted by callgrind
+ *
+ * valgrind 3.19 does not know pidfd_open, so the pidfds are opened before
+ * valgrind starts and inherited; the preloaded shim answers the backend's
+ * one probe, pidfd_open (getpid ()), with a pidfd also opened beforehand. */
+
+static int
+cmd_callgrind (char *self_path)
+{
+  BenchSleepers sleepers = { 0 };
+  const char *peer = opt_peers != NULL ? opt_peers : "monitor";
+  int ctl[2] = { -1, -1 };
+  int base = -1;
+  int index;
+  int status;
+  pid_t pid;
+  guint i;
+  g_autofree char *output = NULL;
+  const char *summary;
+
+  if (opt_valgrind == NULL || opt_shim == NULL || opt_out == NULL || opt_mode == NULL)
+    {
+      g_printerr ("procwatch-bench callgrind: --valgrind, --shim, --out and --mode are needed\n");
+      return 2;
+    }
+
+  bench_raise_fd_limit ();
+  if (!bench_sleepers_spawn (&sleepers, opt_n))
+    return 1;
+
+  /* Handed over as one consecutive range, above the few fds of our own. */
+  base = 64;
+  for (i = 0; i < (guint) opt_n; i++)
+    {
+      int fd = bench_pidfd_open (g_array_index (sleepers.pids, GPid, i));
+
+      if (fd < 0 || (fd != base + (int) i && dup2 (fd, base + i) < 0))
+        g_error ("procwatch-bench: cannot hand over pidfd %u: %s", i, g_strerror (errno));
+      if (fd != base + (int) i)
+        close (fd);
+      fcntl (base + i, F_SETFD, 0);
+    }
+
+  g_assert (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) == 0);
+
+  fflush (stdout);
+  pid = fork ();
+  g_assert (pid >= 0);
+  if (pid == 0)
+    {
+      int self_fd = bench_pidfd_open (getpid ());
+      g_autofree char *self_arg = g_strdup_printf ("%d", self_fd);
+      g_autofree char *out_arg = g_strdup_printf ("--callgrind-out-file=%s", opt_out);
+      g_autofree char *n_arg = g_strdup_printf ("--n=%d", opt_n);
+      g_autofree char *iters_arg = g_strdup_printf ("--iters=%d", opt_iters);
+      g_autofree char *base_arg = g_strdup_printf ("--fd-base=%d", base);
+      g_autofree char *ctl_arg = g_strdup_printf ("--ctl-fd=%d", ctl[1]);
+      g_autofree char *mode_arg = g_strdup_printf ("--mode=%s", opt_mode);
+      g_autofree char *peer_arg = g_strdup_printf ("--peers=%s", peer);
+
+      fcntl (self_fd, F_SETFD, 0);
+      fcntl (ctl[1], F_SETFD, 0);
+      close (ctl[0]);
+      g_setenv ("PROCWATCH_BENCH_SELF_PIDFD", self_arg, TRUE);
+      g_setenv ("LD_PRELOAD", opt_shim, TRUE);
+      execl (opt_valgrind, opt_valgrind, "--tool=callgrind", "--collect-atstart=no", "-q",
+             out_arg, self_path, "callgrind-inner", mode_arg, peer_arg, n_arg, iters_arg,
+             base_arg, ctl_arg, (char *) NULL);
+      _exit (127);
+    }
+
+  close (ctl[1]);
+
+  /* In exit mode the inner process asks for one death at a time, and hears
+   * back once the process has been reaped: it then finds exit and reap
+   * together, one wake-up per process for every peer, whatever the timing. */
+  while (bench_read_all (ctl[0], &index, sizeof index))
+    if (index >= 0 && index < opt_n)
+      {
+        struct pollfd hangup = { base + index, 0, 0 };
+
+        kill (g_array_index (sleepers.pids, GPid, index), SIGKILL);
+        while (poll (&hangup, 1, -1) < 0 && errno == EINTR)
+          ;
+        bench_write_all (ctl[0], "r", 1);
+      }
+  close (ctl[0]);
+  for (i = 0; i < (guint) opt_n; i++)
+    close (base + i);
+
+  waitpid (pid, &status, 0);
+  bench_sleepers_finish (&sleepers);
+
+  if (!WIFEXITED (status) || WEXITSTATUS (status) != 0 ||
+      !g_file_get_contents (opt_out, &output, NULL, NULL))
+    {
+      g_printerr ("procwatch-bench: callgrind run failed\n");
+      return 1;
+    }
+
+  summary = strstr (output, "\nsummary:");
+  if (summary == NULL)
+    summary = strstr (output, "\ntotals:");
+  if (summary == NULL)
+    return 1;
+
+  print_line ("{\"bench\": \"callgrind\", \"label\": \"%s\", \"mode\": \"%s\", \"peer\": \"%s\", "
+              "\"n\": %d, \"iters\": %d, \"instructions\": %s}",
+              opt_label != NULL ? opt_label : "", opt_mode, peer, opt_n,
+              opt_iters, g_strstrip (g_strndup (strchr (summary, ':') + 1,
+                                                strcspn (strchr (summary, ':') + 1, "\n"))));
+  return 0;
+}
+
+static gboolean
+inner_reaped (int       epoll_fd,
+              FdWatch  *watches,
+              Counter  *counter,
+              guint     n_reaped)
+{
+  if (epoll_fd >= 0)
+    epoll_run_until (epoll_fd, watches, counter, n_reaped);
+  else
+    while (counter->n_reaped < n_reaped)
+      g_main_context_iteration (NULL, TRUE);
+
+  return TRUE;
+}
+
+static int
+cmd_callgrind_inner (void)
+{
+  const char *peer = opt_peers != NULL ? opt_peers : "monitor";
+  g_autoptr(ProcwatchProcessMonitor) monitor = NULL;
+  g_autofree FdWatch *watches = g_new0 (FdWatch, MAX (opt_n, 1));
+  GMainContext *context = g_main_context_default ();
+  Counter counter = { 0 };
+  EpollSource epoll_source = { -1, NULL };
+  /* "monitor-held": the caller keeps its ProcwatchProcess objects, so that
+   * their finalization falls outside the measured span. */
+  g_autoptr(GPtrArray) held = g_ptr_array_new_with_free_func (g_object_unref);
+  int epoll_fd = -1;
+  int i;
+
+  if (g_str_has_prefix (peer, "monitor"))
+    {
+      const char *self_fd = g_getenv ("PROCWATCH_BENCH_SELF_PIDFD");
+
+      monitor = counting_monitor_new (&counter);
+      if (self_fd != NULL)
+        {
+          g_autoptr(GError) error = NULL;
+          ProcwatchProcess *process;
+
+          process = procwatch_process_monitor_watch_pidfd (monitor, atoi (self_fd), &error);
+          if (process == NULL)
+            g_error ("procwatch-bench: %s", error->message);
+          g_object_unref (process);
+          procwatch_process_monitor_unwatch (monitor, getpid ());
+        }
+
+      for (i = 0; i < opt_n; i++)
+        {
+          g_autoptr(GError) error = NULL;
+          ProcwatchProcess *process;
+
+          process = procwatch_process_monitor_watch_pidfd (monitor, opt_fd_base + i, &error);
+          if (process == NULL)
+            g_error ("procwatch-bench: %s", error->message);
+          if (g_str_equal (peer, "monitor-held"))
+            g_ptr_array_add (held, process);
+          else
+            g_object_unref (process);
+          close (opt_fd_base + i);
+        }
+    }
+  else if (g_str_has_prefix (peer, "epoll") && g_str_equal (opt_mode, "exit"))
+    {
+      epoll_fd = epoll_create1 (EPOLL_CLOEXEC);
+      for (i = 0; i < opt_n; i++)
+        {
+          struct epoll_event event = { .events = EPOLLIN, .data.u32 = i };
+
+          watches[i].fd = opt_fd_base + i;
+          watches[i].counter = &counter;
+          epoll_ctl (epoll_fd, EPOLL_CTL_ADD, watches[i].fd, &event);
+        }
+
+      if (g_str_equal (peer, "epollsource"))
+        {
+          epoll_source.epoll_fd = epoll_fd;
+          epoll_source.watches = watches;
+          g_unix_fd_add (epoll_fd, G_IO_IN, on_epoll_ready, &epoll_source);
+          epoll_fd = -1;
+        }
+    }
+  else if (g_str_equal (peer, "fdsource"))
+    {
+      for (i = 0; i < opt_n; i++)
+        g_unix_fd_add (opt_fd_base + i, G_IO_IN, on_idle_fd, NULL);
+    }
+
+  if (g_str_equal (opt_mode, "iter"))
+    {
+      g_autoptr(GSource) idle = g_idle_source_new ();
+
+      g_source_set_callback (idle, keep_idle, NULL, NULL);
+      g_source_attach (idle, context);
+
+      for (i = 0; i < 5; i++)
+        g_main_context_iteration (context, FALSE);
+
+      CALLGRIND_TOGGLE_COLLECT;
+      for (i = 0; i < opt_iters; i++)
+        g_main_context_iteration (context, FALSE);
+      CALLGRIND_TOGGLE_COLLECT;
+    }
+  else
+    {
+      while (g_main_context_iteration (context, FALSE))
+        ;
+
+      CALLGRIND_TOGGLE_COLLECT;
+      for (i = 0; i < opt_n; i++)
+        {
+          char reaped;
+
+          bench_write_all (opt_ctl_fd, &i, sizeof i);
+          bench_read_all (opt_ctl_fd, &reaped, 1);
+          inner_reaped (epoll_fd, watches, &counter, i + 1);
+        }
+      CALLGRIND_TOGGLE_COLLECT;
+    }
+
+  close (opt_ctl_fd);
+  return 0;
+}
+
+/* A small run of every measurement, for the test suite: checks that the
+ * harness works, not how fast anything is. */
+static int
+cmd_smoke (void)
+{
+  int status = 0;
+
+  opt_rounds = 2;
+  opt_max_delay_us = 1000;
+  opt_peers = (char *) "epoll,monitor,fdsource,childwatch";
+  status |= cmd_latency ();
+
+  opt_sizes = (char *) "0,20";
+  opt_iters = 20;
+  opt_blocks = 2;
+  status |= cmd_iter ();
+
+  opt_sizes = (char *) "20";
+  opt_rounds = 1;
+  opt_peers = NULL;
+  status |= cmd_burst ();
+
+  opt_n = 20;
+  status |= cmd_watchcost ();
+
+  return status;
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *self_path = g_file_read_link ("/proc/self/exe", NULL);
+  const char *command;
+
+  /* Helpers started by the benchmark itself, before anything else. */
+  if (argc >= 2 && (g_str_equal (argv[1], "target") || g_str_equal (argv[1], "target-parent") ||
+                    g_str_equal (argv[1], "spawner")))
+    return bench_run_role (argv[1], argv[2]);
+
+  context = g_option_context_new ("latency|iter|burst|watchcost|memory|callgrind|smoke");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error) || argc < 2)
+    {
+      g_printerr ("procwatch-bench: %s\n",
+                  error != NULL ? error->message : "which measurement? (see --help)");
+      return 2;
+    }
+
+  /* A peer that died early must not take the benchmark with it. */
+  signal (SIGPIPE, SIG_IGN);
+
+  command = argv[1];
+  if (g_str_equal (command, "latency"))
+    return cmd_latency ();
+  if (g_str_equal (command, "iter"))
+    return cmd_iter ();
+  if (g_str_equal (command, "burst"))
+    return cmd_burst ();
+  if (g_str_equal (command, "watchcost"))
+    return cmd_watchcost ();
+  if (g_str_equal (command, "memory"))
+    return cmd_memory ();
+  if (g_str_equal (command, "callgrind"))
+    return cmd_callgrind (self_path);
+  if (g_str_equal (command, "callgrind-inner"))
+    return cmd_callgrind_inner ();
+  if (g_str_equal (command, "smoke"))
+    return cmd_smoke ();
+
+  g_printerr ("procwatch-bench: unknown measurement %s\n", command);
+  return 2;
+}
