@@ -227,18 +227,22 @@ pidfd_read_state (const ProcwatchBackend *backend,
                   const ProcwatchHandle  *handle,
                   guint32                 revents)
 {
-  if (revents == 0)
-    revents = poll_now (handle->fd);
-
-  if (reap_raises_hup)
+  if (!reap_raises_hup)
     {
-      if (revents & EPOLLHUP)
+      /* Events are hints only: a hang-up, if the kernel sends one anyway,
+       * comes without EPOLLIN once exited. Ask the kernel. */
+      if (procwatch_pidfd_is_reaped (handle->fd))
         return PROCWATCH_PROCESS_STATE_REAPED;
+
+      revents = poll_now (handle->fd);
     }
-  else if ((revents & EPOLLIN) && procwatch_pidfd_is_reaped (handle->fd))
+  else if (revents == 0)
     {
-      return PROCWATCH_PROCESS_STATE_REAPED;
+      revents = poll_now (handle->fd);
     }
+
+  if (revents & EPOLLHUP)
+    return PROCWATCH_PROCESS_STATE_REAPED;
 
   if (revents & EPOLLIN)
     return PROCWATCH_PROCESS_STATE_EXITED;

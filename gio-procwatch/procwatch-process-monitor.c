@@ -422,9 +422,9 @@ on_handles_ready (gpointer                  owner,
 
       state = backend->read_state (backend, &watch->handle, events[i].events);
 
-      /* Ready, yet nothing changed: the handle would wake us again at once,
-       * so the process is probed for from now on instead. */
-      if (state == procwatch_process_get_state (watch->process))
+      /* Ready, yet nothing new: the handle would wake us again at once, so
+       * the process is probed for from now on instead. */
+      if (state <= procwatch_process_get_state (watch->process))
         {
           procwatch_source_remove_handle (self->source, watch->handle.fd);
           schedule_probe (self, watch, TRUE);
