@@ -659,9 +659,13 @@ procwatch_process_monitor_class_init (ProcwatchProcessMonitorClass *klass)
    * ProcwatchProcessMonitor:backend:
    *
    * The mechanism that detects exits on this kernel: "pidfd" when the
-   * kernel has pidfds (Linux 5.3 and newer), "none" when it offers no way
-   * to watch processes, in which case every watch fails with
-   * [error@Gio.IOErrorEnum.NOT_SUPPORTED].
+   * kernel has pidfds (Linux 5.3 and newer), "procfs" on kernels with
+   * pollable /proc directories, "poll" when /proc is read on a timer, or
+   * "none" when the kernel offers no way to watch processes, in which case
+   * every watch fails with [error@Gio.IOErrorEnum.NOT_SUPPORTED].
+   *
+   * It is chosen once per program; the environment variable
+   * `PROCWATCH_BACKEND` forces one where it works.
    */
   properties[PROP_BACKEND] =
     g_param_spec_string ("backend", NULL, NULL,
@@ -764,6 +768,10 @@ procwatch_process_monitor_get_backend (ProcwatchProcessMonitor *self)
  * is watched too: [signal@Procwatch.ProcessMonitor::exited] follows from the
  * main loop.
  *
+ * The pid of a process watches the whole process, which exits once all its
+ * threads have. The id of a thread other than the main one watches that
+ * thread alone (Linux 6.9 and newer with pidfds).
+ *
  * If the process is watched already, the same [class@Procwatch.Process] is
  * returned. A process that merely has the same pid as a reaped one is a
  * different process, with an object of its own.
@@ -773,9 +781,12 @@ procwatch_process_monitor_get_backend (ProcwatchProcessMonitor *self)
  * [method@Procwatch.ProcessMonitor.watch_pidfd].
  *
  * Errors are in the [error@Gio.IOErrorEnum] domain:
- * [error@Gio.IOErrorEnum.INVALID_ARGUMENT] for a pid that is not positive
- * or is a thread rather than a process,
+ * [error@Gio.IOErrorEnum.INVALID_ARGUMENT] for a pid that is not positive,
  * [error@Gio.IOErrorEnum.NOT_FOUND] when no such process exists (any more),
+ * [error@Gio.IOErrorEnum.NOT_SUPPORTED] when the kernel offers no way to
+ * watch it (no backend, or a thread before Linux 6.9),
+ * [error@Gio.IOErrorEnum.PERMISSION_DENIED] when /proc hides it (`hidepid`,
+ * without pidfds),
  * [error@Gio.IOErrorEnum.TOO_MANY_OPEN_FILES] when out of file
  * descriptors. A failed call changes nothing.
  *
@@ -814,9 +825,14 @@ procwatch_process_monitor_watch_pid (ProcwatchProcessMonitor  *self,
  * If the process is watched already, the same [class@Procwatch.Process] is
  * returned.
  *
+ * A pidfd of a thread (`PIDFD_THREAD`) watches that thread alone.
+ *
  * Errors are in the [error@Gio.IOErrorEnum] domain:
  * [error@Gio.IOErrorEnum.INVALID_ARGUMENT] for a negative or closed file
- * descriptor, one that is not a pidfd, or a pidfd of a thread;
+ * descriptor, or one that is not a pidfd;
+ * [error@Gio.IOErrorEnum.NOT_SUPPORTED] when the kernel offers no way to
+ * watch processes, or when a backend that reads /proc cannot see the
+ * process there;
  * [error@Gio.IOErrorEnum.TOO_MANY_OPEN_FILES] when out of file
  * descriptors. A failed call changes nothing.
  *
