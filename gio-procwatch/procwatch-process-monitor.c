@@ -662,7 +662,7 @@ procwatch_process_monitor_class_init (ProcwatchProcessMonitorClass *klass)
    * kernel has pidfds (Linux 5.3 and newer), "procfs" on kernels with
    * pollable /proc directories, "poll" when /proc is read on a timer, or
    * "none" when the kernel offers no way to watch processes, in which case
-   * every watch fails with [error@Gio.IOErrorEnum.NOT_SUPPORTED].
+   * every watch fails with `G_IO_ERROR_NOT_SUPPORTED`.
    *
    * It is chosen once per program; the environment variable
    * `PROCWATCH_BACKEND` forces one where it works.
@@ -781,13 +781,13 @@ procwatch_process_monitor_get_backend (ProcwatchProcessMonitor *self)
  * [method@Procwatch.ProcessMonitor.watch_pidfd].
  *
  * Errors are in the [error@Gio.IOErrorEnum] domain:
- * [error@Gio.IOErrorEnum.INVALID_ARGUMENT] for a pid that is not positive,
- * [error@Gio.IOErrorEnum.NOT_FOUND] when no such process exists (any more),
- * [error@Gio.IOErrorEnum.NOT_SUPPORTED] when the kernel offers no way to
+ * `G_IO_ERROR_INVALID_ARGUMENT` for a pid that is not positive,
+ * `G_IO_ERROR_NOT_FOUND` when no such process exists (any more),
+ * `G_IO_ERROR_NOT_SUPPORTED` when the kernel offers no way to
  * watch it (no backend, or a thread before Linux 6.9),
- * [error@Gio.IOErrorEnum.PERMISSION_DENIED] when /proc hides it (`hidepid`,
+ * `G_IO_ERROR_PERMISSION_DENIED` when /proc hides it (`hidepid`,
  * without pidfds),
- * [error@Gio.IOErrorEnum.TOO_MANY_OPEN_FILES] when out of file
+ * `G_IO_ERROR_TOO_MANY_OPEN_FILES` when out of file
  * descriptors. A failed call changes nothing.
  *
  * Returns: (transfer full): the watched process, or `NULL` on error
@@ -828,12 +828,12 @@ procwatch_process_monitor_watch_pid (ProcwatchProcessMonitor  *self,
  * A pidfd of a thread (`PIDFD_THREAD`) watches that thread alone.
  *
  * Errors are in the [error@Gio.IOErrorEnum] domain:
- * [error@Gio.IOErrorEnum.INVALID_ARGUMENT] for a negative or closed file
+ * `G_IO_ERROR_INVALID_ARGUMENT` for a negative or closed file
  * descriptor, or one that is not a pidfd;
- * [error@Gio.IOErrorEnum.NOT_SUPPORTED] when the kernel offers no way to
+ * `G_IO_ERROR_NOT_SUPPORTED` when the kernel offers no way to
  * watch processes, or when a backend that reads /proc cannot see the
  * process there;
- * [error@Gio.IOErrorEnum.TOO_MANY_OPEN_FILES] when out of file
+ * `G_IO_ERROR_TOO_MANY_OPEN_FILES` when out of file
  * descriptors. A failed call changes nothing.
  *
  * Returns: (transfer full): the watched process, or `NULL` on error
@@ -865,7 +865,7 @@ procwatch_process_monitor_watch_pidfd (ProcwatchProcessMonitor  *self,
  *
  * Stops watching the process with the id @pid. No signal is emitted for it
  * afterwards, and pending waits on it fail with
- * [error@Gio.IOErrorEnum.CANCELLED].
+ * `G_IO_ERROR_CANCELLED`.
  *
  * Returns: true if the process was watched
  */
@@ -920,7 +920,8 @@ on_wait_cancelled (GCancellable *cancellable,
  * [method@Procwatch.ProcessMonitor.watch_pid], and stays so until it is
  * reaped or unwatched. Several waits on one process all complete.
  *
- * The wait fails with [error@Gio.IOErrorEnum.CANCELLED] when @cancellable is
+ * The wait fails with `G_IO_ERROR_CANCELLED` (in the
+ * [error@Gio.IOErrorEnum] domain) when @cancellable is
  * cancelled or the process is unwatched, and with the errors of
  * [method@Procwatch.ProcessMonitor.watch_pid] when the process cannot be
  * watched.
