@@ -666,7 +666,7 @@ procwatch_process_monitor_class_init (ProcwatchProcessMonitorClass *klass)
    * - "procfs": pollable /proc directories, for kernels carrying that patch;
    * - "poll": /proc read on a timer, where neither is available;
    * - "none": no way to watch processes here (no pidfd and no /proc); every
-   *   watch fails with [error@Gio.IOErrorEnum.NOT_SUPPORTED].
+   *   watch fails with `G_IO_ERROR_NOT_SUPPORTED`.
    *
    * The environment variable `PROCWATCH_BACKEND` forces one of the first
    * three, where it works.
@@ -772,6 +772,10 @@ procwatch_process_monitor_get_backend (ProcwatchProcessMonitor *self)
  * is watched too: [signal@Procwatch.ProcessMonitor::exited] follows from the
  * main loop.
  *
+ * The pid of a process watches the whole process, which exits once all its
+ * threads have. The id of a thread other than the main one watches that
+ * thread alone (Linux 6.9 and newer with pidfds).
+ *
  * If the process is watched already, the same [class@Procwatch.Process] is
  * returned. A process that merely has the same pid as a reaped one is a
  * different process, with an object of its own.
@@ -781,10 +785,13 @@ procwatch_process_monitor_get_backend (ProcwatchProcessMonitor *self)
  * [method@Procwatch.ProcessMonitor.watch_pidfd].
  *
  * Errors are in the [error@Gio.IOErrorEnum] domain:
- * [error@Gio.IOErrorEnum.INVALID_ARGUMENT] for a pid that is not positive
- * or is a thread rather than a process,
- * [error@Gio.IOErrorEnum.NOT_FOUND] when no such process exists (any more),
- * [error@Gio.IOErrorEnum.TOO_MANY_OPEN_FILES] when out of file
+ * `G_IO_ERROR_INVALID_ARGUMENT` for a pid that is not positive,
+ * `G_IO_ERROR_NOT_FOUND` when no such process exists (any more),
+ * `G_IO_ERROR_NOT_SUPPORTED` when the kernel offers no way to
+ * watch it (no backend, or a thread before Linux 6.9),
+ * `G_IO_ERROR_PERMISSION_DENIED` when /proc hides it (`hidepid`,
+ * without pidfds),
+ * `G_IO_ERROR_TOO_MANY_OPEN_FILES` when out of file
  * descriptors. A failed call changes nothing.
  *
  * Returns: (transfer full): the watched process, or `NULL` on error
@@ -822,10 +829,15 @@ procwatch_process_monitor_watch_pid (ProcwatchProcessMonitor  *self,
  * If the process is watched already, the same [class@Procwatch.Process] is
  * returned.
  *
+ * A pidfd of a thread (`PIDFD_THREAD`) watches that thread alone.
+ *
  * Errors are in the [error@Gio.IOErrorEnum] domain:
- * [error@Gio.IOErrorEnum.INVALID_ARGUMENT] for a negative or closed file
- * descriptor, one that is not a pidfd, or a pidfd of a thread;
- * [error@Gio.IOErrorEnum.TOO_MANY_OPEN_FILES] when out of file
+ * `G_IO_ERROR_INVALID_ARGUMENT` for a negative or closed file
+ * descriptor, or one that is not a pidfd;
+ * `G_IO_ERROR_NOT_SUPPORTED` when the kernel offers no way to
+ * watch processes, or when a backend that reads /proc cannot see the
+ * process there;
+ * `G_IO_ERROR_TOO_MANY_OPEN_FILES` when out of file
  * descriptors. A failed call changes nothing.
  *
  * Returns: (transfer full): the watched process, or `NULL` on error
@@ -857,7 +869,7 @@ procwatch_process_monitor_watch_pidfd (ProcwatchProcessMonitor  *self,
  *
  * Stops watching the process with the id @pid. No signal is emitted for it
  * afterwards, and pending waits on it fail with
- * [error@Gio.IOErrorEnum.CANCELLED].
+ * `G_IO_ERROR_CANCELLED`.
  *
  * Returns: true if the process was watched
  */
@@ -912,7 +924,8 @@ on_wait_cancelled (GCancellable *cancellable,
  * [method@Procwatch.ProcessMonitor.watch_pid], and stays so until it is
  * reaped or unwatched. Several waits on one process all complete.
  *
- * The wait fails with [error@Gio.IOErrorEnum.CANCELLED] when @cancellable is
+ * The wait fails with `G_IO_ERROR_CANCELLED` (in the
+ * [error@Gio.IOErrorEnum] domain) when @cancellable is
  * cancelled or the process is unwatched, and with the errors of
  * [method@Procwatch.ProcessMonitor.watch_pid] when the process cannot be
  * watched.

@@ -16,10 +16,11 @@
  *
  * A `ProcwatchProcess` is created by the monitor when a process is first
  * watched and is the same object for as long as that process is watched.
- * Its [property@Procwatch.Process:state] moves forward from
- * [enum@Procwatch.ProcessState.RUNNING] to
- * [enum@Procwatch.ProcessState.EXITED] and then to
- * [enum@Procwatch.ProcessState.REAPED], never back.
+ * Its [property@Procwatch.Process:state], a [enum@Procwatch.ProcessState],
+ * moves forward from
+ * `PROCWATCH_PROCESS_STATE_RUNNING` to
+ * `PROCWATCH_PROCESS_STATE_EXITED` and then to
+ * `PROCWATCH_PROCESS_STATE_REAPED`, never back.
  *
  * Once the process has terminated, its wait status may be known: check
  * [method@Procwatch.Process.has_status] before reading it. The getters

@@ -2,13 +2,17 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # SPDX-FileCopyrightText: 2026 The gio-procwatch authors
 #
-# Runs an example on real processes and checks what it reports.
+# Runs an example on real processes and checks what it reports, and that
+# the page showing its code shows it as it is.
 #
 #   smoke.py watch WATCH WATCH_C README_MD
 #   smoke.py launcher PYTHON LAUNCHER_PY
+#   smoke.py getting-started PAGE_MD SOURCE COMMAND...
+#   smoke.py watch-pidfd PAGE_MD PYTHON WATCH_PIDFD_PY
 
 import ctypes
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -34,6 +38,19 @@ def finish(example):
     assert status == 0, f'the example exited with {status}'
 
 
+def assert_shown(source, page):
+    """The page shows the program in a fenced block from its first #include
+    or import on: what is left out is the licence header."""
+    with open(source) as file:
+        lines = file.read().splitlines(keepends=True)
+    start = next(i for i, line in enumerate(lines) if line.startswith(('#include', 'import ')))
+    code = ''.join(lines[start:])
+    with open(page) as file:
+        text = file.read()
+    block = re.compile('^```[a-z]*\n' + re.escape(code) + '```$', re.MULTILINE)
+    assert block.search(text), f'{os.path.basename(page)} shows another {os.path.basename(source)}'
+
+
 class Example(subprocess.Popen):
     """An example whose output is read line by line; killed if the check
     fails, so that it cannot hold the test runner's pipes."""
@@ -49,11 +66,7 @@ class Example(subprocess.Popen):
 
 def smoke_watch(watch, source, readme):
     """A process of ours that watch, not its parent, sees exit and get reaped."""
-    with open(source) as file:
-        code = file.read()
-    with open(readme) as file:
-        # The README shows the program from its first #include on.
-        assert code[code.index('#include'):] in file.read(), 'README.md shows another watch.c'
+    assert_shown(source, readme)
 
     target = subprocess.Popen(['sh', '-c', 'read line; exit 3'], stdin=subprocess.PIPE)
     pid = target.pid
@@ -88,6 +101,40 @@ def smoke_launcher(python, launcher):
             finish(example)
 
 
+def smoke_getting_started(page, source, command):
+    """The guide's first program, in any language: a process of ours exits,
+    then we reap it; the program, not its parent, reports both."""
+    assert_shown(source, page)
+
+    target = subprocess.Popen(['sh', '-c', 'read line; exit 3'], stdin=subprocess.PIPE)
+    pid = target.pid
+    with target, Example(command + [str(pid)]) as example:
+        line = example.stdout.readline().rstrip('\n')
+        print(line)
+        assert re.fullmatch(f'watching {pid} with the [a-z]+ backend', line), f'unexpected "{line}"'
+
+        target.stdin.close()
+        expect_line(example, f'{pid} exited')
+        assert target.wait() == 3
+        expect_line(example, f'{pid} reaped: exit code 3')
+        finish(example)
+
+
+def smoke_watch_pidfd(page, python, source):
+    """The pid reuse page's program watches a process of ours by pidfd."""
+    assert_shown(source, page)
+
+    target = subprocess.Popen(['sh', '-c', 'read line; exit 3'], stdin=subprocess.PIPE)
+    pid = target.pid
+    with target, Example([python, source, str(pid)]) as example:
+        expect_line(example, f'watching sh ({pid})')
+
+        target.stdin.close()
+        assert target.wait() == 3
+        expect_line(example, f'sh ({pid}) is gone')
+        finish(example)
+
+
 def main(argv):
     signal.signal(signal.SIGALRM, on_timeout)
     signal.alarm(TIMEOUT_SECONDS)
@@ -96,6 +143,10 @@ def main(argv):
         smoke_watch(argv[2], argv[3], argv[4])
     elif argv[1] == 'launcher':
         smoke_launcher(argv[2], argv[3])
+    elif argv[1] == 'getting-started':
+        smoke_getting_started(argv[2], argv[3], argv[4:])
+    elif argv[1] == 'watch-pidfd':
+        smoke_watch_pidfd(argv[2], argv[3], argv[4])
     else:
         raise SystemExit(f'unknown example {argv[1]}')
     return 0
