@@ -230,14 +230,18 @@ can_make_pid_namespace (char **why)
 
   pid = fork ();
   g_assert_cmpint (pid, >=, 0);
+  /* A private /proc needs a private mount tree, which needs "/" to be a
+   * mount point: not so in a plain chroot. */
   if (pid == 0)
-    _exit (unshare (CLONE_NEWPID | CLONE_NEWNS) == 0 ? 0 : errno);
+    _exit (unshare (CLONE_NEWPID | CLONE_NEWNS) == 0 &&
+           mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 ? 0 : errno);
 
   g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
   if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
     return TRUE;
 
-  *why = g_strdup_printf ("Cannot create a pid namespace here (%s): pid reuse cannot be forced",
+  *why = g_strdup_printf ("Cannot create a pid namespace with its own /proc here (%s): "
+                          "pid reuse cannot be forced",
                           g_strerror (WEXITSTATUS (status)));
   return FALSE;
 }
