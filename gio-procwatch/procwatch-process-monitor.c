@@ -365,11 +365,6 @@ advance_watch (ProcwatchProcessMonitor *self,
   if (procwatch_process_get_state (process) == PROCWATCH_PROCESS_STATE_RUNNING)
     {
       read_status (self, watch, PROCWATCH_PROCESS_STATE_EXITED);
-      if (state == PROCWATCH_PROCESS_STATE_REAPED)
-        read_status (self, watch, PROCWATCH_PROCESS_STATE_REAPED);
-
-      if (state == PROCWATCH_PROCESS_STATE_EXITED)
-        arm_watch (self, watch, state);
 
       if (!set_state (process, alive, PROCWATCH_PROCESS_STATE_EXITED) ||
           !emit (self, alive, SIGNAL_EXITED, process) ||
@@ -378,6 +373,11 @@ advance_watch (ProcwatchProcessMonitor *self,
 
       if (!watch->watched)
         return TRUE;
+
+      /* After the signal, to keep the epoll_ctl() off the latency path: this
+       * source cannot be dispatched again before we return. */
+      if (state == PROCWATCH_PROCESS_STATE_EXITED)
+        arm_watch (self, watch, state);
     }
 
   if (state == PROCWATCH_PROCESS_STATE_REAPED)
