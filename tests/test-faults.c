@@ -8,8 +8,14 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -494,6 +500,99 @@ test_exit_during_watch (void)
     }
 }
 
+/* /proc mounted with hidepid=invisible (hidepid=2) in a private mount
+ * namespace, the test dropped to nobody: another user's process is not in
+ * /proc, yet pidfds still work on it. A backend that needs /proc must say
+ * so at watch time, never take the hidden process for a reaped one. */
+static gboolean
+hide_other_users_processes (void)
+{
+  return unshare (CLONE_NEWNS) == 0 &&
+         mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
+         mount ("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=invisible") == 0;
+}
+
+static gboolean
+become_nobody (void)
+{
+  if (setgroups (0, NULL) != 0 || setresgid (65534, 65534, 65534) != 0 ||
+      setresuid (65534, 65534, 65534) != 0)
+    return FALSE;
+
+  /* LeakSanitizer, at exit, must still be able to look at this process. */
+  prctl (PR_SET_DUMPABLE, 1);
+  return TRUE;
+}
+
+static void
+test_hidepid (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr(TestProcess) target = test_process_spawn (TEST_PROCESS_CHILD);
+      g_autoptr(ProcwatchProcessMonitor) monitor = NULL;
+      g_autoptr(TestRecorder) recorder = NULL;
+      g_autoptr(ProcwatchProcess) process = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autofree char *proc_dir = NULL;
+      GPid pid = test_process_get_pid (target);
+
+      g_assert_true (hide_other_users_processes ());
+      g_assert_true (become_nobody ());
+      proc_dir = g_strdup_printf ("/proc/%d", (int) pid);
+      g_assert_false (g_file_test (proc_dir, G_FILE_TEST_EXISTS));
+
+      monitor = procwatch_process_monitor_new ();
+      recorder = test_recorder_new (monitor);
+      process = procwatch_process_monitor_watch_pid (monitor, pid, &error);
+
+      if (g_str_equal (procwatch_process_monitor_get_backend (monitor), "pidfd"))
+        {
+          g_assert_no_error (error);
+          test_process_exit (target, 3);
+          test_run_until_count (NULL, &recorder->n_exited, 1);
+          test_process_reap (target);
+          test_run_until_count (NULL, &recorder->n_reaped, 1);
+          assert_events_once (recorder, pid);
+          g_assert_cmpint (procwatch_process_get_exit_status (process), ==, 3);
+        }
+      else
+        {
+          /* A clear error, not "no such process". */
+          g_assert_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED);
+          g_assert_nonnull (strstr (error->message, "hidepid"));
+          g_assert_null (process);
+          g_clear_error (&error);
+
+          if (test_have_pidfd ())
+            {
+              int pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+
+              process = procwatch_process_monitor_watch_pidfd (monitor, pidfd, &error);
+              g_assert_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED);
+              g_assert_null (process);
+              close (pidfd);
+            }
+          test_drain_context (NULL);
+          g_assert_cmpuint (recorder->events->len, ==, 0);
+
+          /* Root's process: nobody cannot kill it, only tell it to exit. */
+          test_process_exit (target, 0);
+          test_process_reap (target);
+        }
+      return;
+    }
+
+  if (getuid () != 0)
+    {
+      g_test_skip ("mounting /proc with hidepid needs root");
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
 static void
 add_with_errors (const char    *name,
                  GTestDataFunc  func)
@@ -519,6 +618,7 @@ main (int   argc,
   add_with_errors ("probe-and-status-calls", test_probe_calls_fail);
   g_test_add_func ("/faults/storm", test_storm);
   g_test_add_func ("/faults/exit-during-watch", test_exit_during_watch);
+  g_test_add_func ("/faults/hidepid", test_hidepid);
 
   return g_test_run ();
 }
