@@ -1,0 +1,624 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
+ *
+ * The monitor when the system calls it depends on fail (see fault-inject.h):
+ * every watch either reports a GError or delivers "exited" and "reaped"
+ * exactly once, and nothing leaks. Also a process that exits, or is reaped,
+ * in the middle of watch_pid() itself.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fault-inject.h"
+#include "procwatch-test-util.h"
+
+static gboolean
+uses_epoll_per_process (ProcwatchProcessMonitor *monitor)
+{
+  return !g_str_equal (procwatch_process_monitor_get_backend (monitor), "poll");
+}
+
+static gboolean
+skip_without_epoll_handles (ProcwatchProcessMonitor *monitor)
+{
+  if (uses_epoll_per_process (monitor))
+    return FALSE;
+
+  g_test_skip ("this backend puts no process handle into epoll");
+  return TRUE;
+}
+
+/* Watches, lets exit and reaps one process, and checks that each event came
+ * exactly once, in order. */
+static void
+assert_events_once (TestRecorder *recorder,
+                    GPid          pid)
+{
+  TestEvent *exited = test_recorder_find (recorder, pid, PROCWATCH_PROCESS_STATE_EXITED);
+  TestEvent *reaped = test_recorder_find (recorder, pid, PROCWATCH_PROCESS_STATE_REAPED);
+
+  g_assert_cmpuint (test_recorder_count (recorder, pid, PROCWATCH_PROCESS_STATE_EXITED), ==, 1);
+  g_assert_cmpuint (test_recorder_count (recorder, pid, PROCWATCH_PROCESS_STATE_REAPED), ==, 1);
+  g_assert_true (exited < reaped);
+}
+
+static void
+run_one_process (ProcwatchProcessMonitor *monitor,
+                 TestRecorder            *recorder,
+                 TestProcessKind          kind,
+                 int                      code)
+{
+  g_autoptr(TestProcess) target = test_process_spawn (kind);
+  g_autoptr(ProcwatchProcess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  guint exited = recorder->n_exited;
+  guint reaped = recorder->n_reaped;
+
+  process = procwatch_process_monitor_watch_pid (monitor, test_process_get_pid (target), &error);
+  g_assert_no_error (error);
+  test_process_exit (target, code);
+  test_run_until_count (NULL, &recorder->n_exited, exited + 1);
+  test_process_reap (target);
+  test_run_until_count (NULL, &recorder->n_reaped, reaped + 1);
+  test_drain_context (NULL);
+  assert_events_once (recorder, test_process_get_pid (target));
+
+  /* A status, if known, is the right one. */
+  if (procwatch_process_has_status (process))
+    g_assert_cmpint (procwatch_process_get_exit_status (process), ==, code);
+}
+
+static void
+test_epoll_create_fails (void)
+{
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
+  g_autoptr(TestProcess) target = test_process_spawn (TEST_PROCESS_CHILD);
+  g_autoptr(ProcwatchProcess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  guint fds_before = test_count_open_fds ();
+
+  fault_reset ();
+  fault_fail_nth (FAULT_EPOLL_CREATE, 1, ENOMEM);
+  process = procwatch_process_monitor_watch_pid (monitor, test_process_get_pid (target), &error);
+  g_assert_nonnull (error);
+  g_assert_true (error->domain == G_IO_ERROR);
+  g_test_message ("watch without an epoll instance: %s", error->message);
+  g_assert_null (process);
+  g_assert_cmpuint (fault_get_failures (FAULT_EPOLL_CREATE), ==, 1);
+  g_assert_cmpuint (test_count_open_fds (), ==, fds_before);
+  g_clear_error (&error);
+
+  /* The next watch creates the instance and works. */
+  test_process_free (g_steal_pointer (&target));
+  run_one_process (monitor, recorder, TEST_PROCESS_CHILD, 3);
+  fault_reset ();
+}
+
+/* epoll refuses the handle at watch time: the process is probed for. */
+static void
+test_epoll_add_fails (gconstpointer data)
+{
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
+  int error_code = GPOINTER_TO_INT (data);
+
+  if (skip_without_epoll_handles (monitor))
+    return;
+
+  /* The first watch creates the epoll instance; faults start after it. */
+  run_one_process (monitor, recorder, TEST_PROCESS_CHILD, 0);
+
+  fault_reset ();
+  fault_fail_nth (FAULT_EPOLL_CTL, 1, error_code);
+  run_one_process (monitor, recorder, TEST_PROCESS_CHILD, 4);
+  g_assert_cmpuint (fault_get_failures (FAULT_EPOLL_CTL), ==, 1);
+
+  fault_reset ();
+  fault_fail_nth (FAULT_EPOLL_CTL, 1, error_code);
+  run_one_process (monitor, recorder, TEST_PROCESS_GRANDCHILD, 5);
+  g_assert_cmpuint (fault_get_failures (FAULT_EPOLL_CTL), ==, 1);
+  fault_reset ();
+}
+
+/* Every epoll_ctl() fails from the exit on: the change of interest, and the
+ * removal that falls back to probing. The handle then stays in the set,
+ * readable, and keeps waking the monitor until a removal succeeds. */
+static void
+test_epoll_modify_fails (gconstpointer data)
+{
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
+  int error_code = GPOINTER_TO_INT (data);
+  TestProcessKind kinds[] = { TEST_PROCESS_CHILD, TEST_PROCESS_GRANDCHILD };
+  gsize i;
+
+  if (skip_without_epoll_handles (monitor))
+    return;
+
+  for (i = 0; i < G_N_ELEMENTS (kinds); i++)
+    {
+      g_autoptr(TestProcess) target = test_process_spawn (kinds[i]);
+      g_autoptr(ProcwatchProcess) process = NULL;
+      g_autoptr(GError) error = NULL;
+      GPid pid = test_process_get_pid (target);
+
+      process = procwatch_process_monitor_watch_pid (monitor, pid, &error);
+      g_assert_no_error (error);
+
+      fault_reset ();
+      fault_fail_every (FAULT_EPOLL_CTL, 1, error_code);
+      test_process_exit (target, 6);
+      test_run_until_count (NULL, &recorder->n_exited, i + 1);
+      g_assert_cmpuint (fault_get_failures (FAULT_EPOLL_CTL), >=, 1);
+
+      /* Reaped while removals still fail, then while they work again. */
+      if (i == 0)
+        {
+          test_process_reap (target);
+          test_run_until_count (NULL, &recorder->n_reaped, i + 1);
+          fault_reset ();
+        }
+      else
+        {
+          fault_reset ();
+          test_process_reap (target);
+          test_run_until_count (NULL, &recorder->n_reaped, i + 1);
+        }
+
+      test_drain_context (NULL);
+      assert_events_once (recorder, pid);
+    }
+}
+
+static void
+test_epoll_wait_fails (gconstpointer data)
+{
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
+  g_autoptr(GPtrArray) targets = g_ptr_array_new_with_free_func ((GDestroyNotify) test_process_free);
+  g_autoptr(GPtrArray) processes = g_ptr_array_new_with_free_func (g_object_unref);
+  int error_code = GPOINTER_TO_INT (data);
+  const guint n = 40;
+  guint i;
+
+  if (skip_without_epoll_handles (monitor))
+    return;
+
+  for (i = 0; i < n; i++)
+    {
+      TestProcess *target = test_process_spawn (TEST_PROCESS_CHILD);
+      g_autoptr(GError) error = NULL;
+
+      g_ptr_array_add (processes, procwatch_process_monitor_watch_pid (monitor,
+                                                                       test_process_get_pid (target),
+                                                                       &error));
+      g_assert_no_error (error);
+      g_ptr_array_add (targets, target);
+    }
+
+  /* Two of three waits fail: the epoll fd stays readable, so the next
+   * iteration collects what the failed one did not. */
+  fault_reset ();
+  fault_fail_every (FAULT_EPOLL_WAIT, 3, error_code);
+  fault_fail_nth (FAULT_EPOLL_WAIT, 2, error_code);
+
+  for (i = 0; i < n; i++)
+    {
+      test_process_exit (g_ptr_array_index (targets, i), i);
+      if (i % 4 == 0)
+        g_main_context_iteration (NULL, FALSE);
+    }
+  test_run_until_count (NULL, &recorder->n_exited, n);
+
+  for (i = 0; i < n; i++)
+    test_process_reap (g_ptr_array_index (targets, i));
+  test_run_until_count (NULL, &recorder->n_reaped, n);
+  test_drain_context (NULL);
+
+  g_assert_cmpuint (fault_get_failures (FAULT_EPOLL_WAIT), >=, 1);
+  fault_reset ();
+
+  for (i = 0; i < n; i++)
+    assert_events_once (recorder, test_process_get_pid (g_ptr_array_index (targets, i)));
+}
+
+static void
+test_pidfd_open_fails (gconstpointer data)
+{
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
+  g_autoptr(TestProcess) target = test_process_spawn (TEST_PROCESS_CHILD);
+  g_autoptr(ProcwatchProcess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  int error_code = GPOINTER_TO_INT (data);
+  guint fds_before;
+
+  if (!g_str_equal (procwatch_process_monitor_get_backend (monitor), "pidfd"))
+    {
+      g_test_skip ("not the pidfd backend");
+      return;
+    }
+
+  run_one_process (monitor, recorder, TEST_PROCESS_CHILD, 0);
+  fds_before = test_count_open_fds ();
+
+  fault_reset ();
+  fault_fail_nth (FAULT_PIDFD_OPEN, 1, error_code);
+  process = procwatch_process_monitor_watch_pid (monitor, test_process_get_pid (target), &error);
+  g_assert_nonnull (error);
+  g_assert_true (error->domain == G_IO_ERROR);
+  g_test_message ("pidfd_open failing with %s: %s", g_strerror (error_code), error->message);
+  g_assert_null (process);
+  g_assert_cmpuint (fault_get_failures (FAULT_PIDFD_OPEN), ==, 1);
+  g_assert_cmpuint (test_count_open_fds (), ==, fds_before);
+  g_clear_error (&error);
+  fault_reset ();
+
+  /* Nothing of the failed call stayed behind: the same pid is watchable. */
+  process = procwatch_process_monitor_watch_pid (monitor, test_process_get_pid (target), &error);
+  g_assert_no_error (error);
+  test_process_exit (target, 2);
+  test_process_reap (target);
+  test_run_until_count (NULL, &recorder->n_reaped, 2);
+  test_drain_context (NULL);
+  assert_events_once (recorder, test_process_get_pid (target));
+}
+
+/* The reap probe of kernels without the hang-up, and the status readers:
+ * a failure there may cost the status, never an event. */
+static void
+test_probe_calls_fail (gconstpointer data)
+{
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
+  int error_code = GPOINTER_TO_INT (data);
+
+  run_one_process (monitor, recorder, TEST_PROCESS_CHILD, 0);
+
+  fault_reset ();
+  fault_fail_every (FAULT_PIDFD_SEND_SIGNAL, 1, error_code);
+  fault_fail_every (FAULT_WAITID, 2, error_code);
+  run_one_process (monitor, recorder, TEST_PROCESS_CHILD, 8);
+  run_one_process (monitor, recorder, TEST_PROCESS_GRANDCHILD, 9);
+  run_one_process (monitor, recorder, TEST_PROCESS_CHILD, 10);
+  g_test_message ("%u pidfd_send_signal and %u waitid calls failed",
+                  fault_get_failures (FAULT_PIDFD_SEND_SIGNAL), fault_get_failures (FAULT_WAITID));
+  fault_reset ();
+}
+
+static void
+clear_process (gpointer process)
+{
+  if (process != NULL)
+    g_object_unref (process);
+}
+
+/* Many processes, and failures everywhere at once. */
+static void
+test_storm (void)
+{
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
+  g_autoptr(GPtrArray) targets = g_ptr_array_new_with_free_func ((GDestroyNotify) test_process_free);
+  g_autoptr(GPtrArray) processes = g_ptr_array_new_with_free_func (clear_process);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (g_test_rand_int ());
+  const guint n = 200;
+  gboolean reaped[200] = { FALSE };
+  guint n_watched = 0;
+  guint n_refused = 0;
+  guint i;
+
+  run_one_process (monitor, recorder, TEST_PROCESS_CHILD, 0);
+
+  fault_reset ();
+  fault_fail_every (FAULT_EPOLL_CTL, 3, ENOMEM);
+  fault_fail_every (FAULT_EPOLL_WAIT, 2, EINTR);
+  fault_fail_every (FAULT_PIDFD_OPEN, 7, ENOMEM);
+  fault_fail_every (FAULT_PIDFD_SEND_SIGNAL, 2, ENOMEM);
+
+  for (i = 0; i < n; i++)
+    {
+      TestProcess *target = test_process_spawn (TEST_PROCESS_CHILD);
+      g_autoptr(GError) error = NULL;
+      ProcwatchProcess *process;
+
+      process = procwatch_process_monitor_watch_pid (monitor, test_process_get_pid (target), &error);
+      if (process == NULL)
+        {
+          /* Refused, and said so: never watched half-way. */
+          g_assert_true (error->domain == G_IO_ERROR);
+          n_refused++;
+        }
+      else
+        {
+          g_assert_no_error (error);
+          n_watched++;
+        }
+      g_ptr_array_add (targets, target);
+      g_ptr_array_add (processes, process);
+    }
+
+  for (i = 0; i < n; i++)
+    {
+      TestProcess *target = g_ptr_array_index (targets, i);
+
+      if (g_rand_boolean (rand))
+        test_process_exit (target, i % 100);
+      else
+        test_process_kill (target, SIGKILL);
+      if (g_rand_int_range (rand, 0, 3) == 0)
+        g_main_context_iteration (NULL, FALSE);
+      if (g_rand_int_range (rand, 0, 3) == 0)
+        {
+          test_process_reap (target);
+          reaped[i] = TRUE;
+        }
+    }
+
+  for (i = 0; i < n; i++)
+    {
+      if (!reaped[i])
+        test_process_reap (g_ptr_array_index (targets, i));
+      if (g_rand_int_range (rand, 0, 4) == 0)
+        g_main_context_iteration (NULL, FALSE);
+    }
+
+  test_run_until_count (NULL, &recorder->n_reaped, n_watched + 1);
+  test_drain_context (NULL);
+  g_test_message ("%u watched, %u refused; failed: %u epoll_ctl, %u epoll_wait, %u pidfd_open, "
+                  "%u pidfd_send_signal", n_watched, n_refused,
+                  fault_get_failures (FAULT_EPOLL_CTL), fault_get_failures (FAULT_EPOLL_WAIT),
+                  fault_get_failures (FAULT_PIDFD_OPEN), fault_get_failures (FAULT_PIDFD_SEND_SIGNAL));
+  fault_reset ();
+
+  g_assert_cmpuint (recorder->n_exited, ==, n_watched + 1);
+  for (i = 0; i < n; i++)
+    {
+      GPid pid = test_process_get_pid (g_ptr_array_index (targets, i));
+
+      if (g_ptr_array_index (processes, i) != NULL)
+        assert_events_once (recorder, pid);
+      else
+        g_assert_null (test_recorder_find (recorder, pid, PROCWATCH_PROCESS_STATE_EXITED));
+    }
+}
+
+/* A process that exits, or is even reaped, while watch_pid() runs: just
+ * before the handle is opened, or between that and adding it to epoll. */
+typedef enum
+{
+  DURING_OPEN,
+  DURING_EPOLL_ADD,
+} WatchPhase;
+
+typedef struct
+{
+  TestProcess *target;
+  gboolean reap;
+  gboolean done;
+  WatchPhase phase;
+} ExitDuringWatch;
+
+static gboolean
+exit_now (FaultCall   call,
+          const char *path,
+          gpointer    user_data)
+{
+  ExitDuringWatch *state = user_data;
+
+  /* The poll backend opens the process's stat file last. */
+  if (call == FAULT_OPENAT && g_strcmp0 (path, "stat") != 0)
+    return TRUE;
+
+  test_process_exit (state->target, 12);
+  test_process_await_exit (state->target);
+  if (state->reap)
+    test_process_reap (state->target);
+  state->done = TRUE;
+
+  return FALSE;
+}
+
+static void
+test_exit_during_watch (void)
+{
+  static const struct
+  {
+    WatchPhase phase;
+    TestProcessKind kind;
+    gboolean reap;
+  } cases[] = {
+    { DURING_OPEN, TEST_PROCESS_CHILD, FALSE },
+    { DURING_OPEN, TEST_PROCESS_GRANDCHILD, FALSE },
+    { DURING_OPEN, TEST_PROCESS_CHILD, TRUE },
+    { DURING_OPEN, TEST_PROCESS_GRANDCHILD, TRUE },
+    { DURING_EPOLL_ADD, TEST_PROCESS_CHILD, FALSE },
+    { DURING_EPOLL_ADD, TEST_PROCESS_GRANDCHILD, FALSE },
+    { DURING_EPOLL_ADD, TEST_PROCESS_CHILD, TRUE },
+    { DURING_EPOLL_ADD, TEST_PROCESS_GRANDCHILD, TRUE },
+  };
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
+  gboolean pidfd = g_str_equal (procwatch_process_monitor_get_backend (monitor), "pidfd");
+  gsize i;
+
+  run_one_process (monitor, recorder, TEST_PROCESS_CHILD, 0);
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(TestProcess) target = test_process_spawn (cases[i].kind);
+      g_autoptr(ProcwatchProcess) process = NULL;
+      g_autoptr(GError) error = NULL;
+      ExitDuringWatch state = { target, cases[i].reap, FALSE, cases[i].phase };
+      GPid pid = test_process_get_pid (target);
+      guint reaped = recorder->n_reaped;
+
+      if (cases[i].phase == DURING_EPOLL_ADD && !uses_epoll_per_process (monitor))
+        continue;
+
+      fault_reset ();
+      if (cases[i].phase == DURING_OPEN)
+        fault_set_hook (pidfd ? FAULT_PIDFD_OPEN : FAULT_OPENAT, exit_now, &state);
+      else
+        fault_set_hook (FAULT_EPOLL_CTL, exit_now, &state);
+
+      process = procwatch_process_monitor_watch_pid (monitor, pid, &error);
+      fault_reset ();
+      g_assert_true (state.done);
+
+      if (process == NULL)
+        {
+          /* Gone before there was a handle: said so. */
+          g_assert_true (cases[i].reap && cases[i].phase == DURING_OPEN);
+          g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+          continue;
+        }
+
+      g_assert_no_error (error);
+      g_assert_cmpuint (recorder->events->len, ==, 2 * reaped);
+      if (!cases[i].reap)
+        {
+          test_run_until_count (NULL, &recorder->n_exited, reaped + 1);
+          test_process_reap (target);
+        }
+      test_run_until_count (NULL, &recorder->n_reaped, reaped + 1);
+      test_drain_context (NULL);
+      assert_events_once (recorder, pid);
+      if (procwatch_process_has_status (process))
+        g_assert_cmpint (procwatch_process_get_exit_status (process), ==, 12);
+    }
+}
+
+/* /proc mounted with hidepid=invisible (hidepid=2) in a private mount
+ * namespace, the test dropped to nobody: another user's process is not in
+ * /proc, yet pidfds still work on it. A backend that needs /proc must say
+ * so at watch time, never take the hidden process for a reaped one. */
+static gboolean
+hide_other_users_processes (void)
+{
+  return unshare (CLONE_NEWNS) == 0 &&
+         mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
+         mount ("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=invisible") == 0;
+}
+
+static gboolean
+become_nobody (void)
+{
+  if (setgroups (0, NULL) != 0 || setresgid (65534, 65534, 65534) != 0 ||
+      setresuid (65534, 65534, 65534) != 0)
+    return FALSE;
+
+  /* LeakSanitizer, at exit, must still be able to look at this process. */
+  prctl (PR_SET_DUMPABLE, 1);
+  return TRUE;
+}
+
+static void
+test_hidepid (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr(TestProcess) target = test_process_spawn (TEST_PROCESS_CHILD);
+      g_autoptr(ProcwatchProcessMonitor) monitor = NULL;
+      g_autoptr(TestRecorder) recorder = NULL;
+      g_autoptr(ProcwatchProcess) process = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autofree char *proc_dir = NULL;
+      GPid pid = test_process_get_pid (target);
+
+      g_assert_true (hide_other_users_processes ());
+      g_assert_true (become_nobody ());
+      proc_dir = g_strdup_printf ("/proc/%d", (int) pid);
+      g_assert_false (g_file_test (proc_dir, G_FILE_TEST_EXISTS));
+
+      monitor = procwatch_process_monitor_new ();
+      recorder = test_recorder_new (monitor);
+      process = procwatch_process_monitor_watch_pid (monitor, pid, &error);
+
+      if (g_str_equal (procwatch_process_monitor_get_backend (monitor), "pidfd"))
+        {
+          g_assert_no_error (error);
+          test_process_exit (target, 3);
+          test_run_until_count (NULL, &recorder->n_exited, 1);
+          test_process_reap (target);
+          test_run_until_count (NULL, &recorder->n_reaped, 1);
+          assert_events_once (recorder, pid);
+          g_assert_cmpint (procwatch_process_get_exit_status (process), ==, 3);
+        }
+      else
+        {
+          /* A clear error, not "no such process". */
+          g_assert_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED);
+          g_assert_nonnull (strstr (error->message, "hidepid"));
+          g_assert_null (process);
+          g_clear_error (&error);
+
+          if (test_have_pidfd ())
+            {
+              int pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+
+              process = procwatch_process_monitor_watch_pidfd (monitor, pidfd, &error);
+              g_assert_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED);
+              g_assert_null (process);
+              close (pidfd);
+            }
+          test_drain_context (NULL);
+          g_assert_cmpuint (recorder->events->len, ==, 0);
+
+          /* Root's process: nobody cannot kill it, only tell it to exit. */
+          test_process_exit (target, 0);
+          test_process_reap (target);
+        }
+      return;
+    }
+
+  if (getuid () != 0)
+    {
+      g_test_skip ("mounting /proc with hidepid needs root");
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
+static void
+add_with_errors (const char    *name,
+                 GTestDataFunc  func)
+{
+  g_autofree char *enomem = g_strdup_printf ("/faults/%s/ENOMEM", name);
+  g_autofree char *eintr = g_strdup_printf ("/faults/%s/EINTR", name);
+
+  g_test_add_data_func (enomem, GINT_TO_POINTER (ENOMEM), func);
+  g_test_add_data_func (eintr, GINT_TO_POINTER (EINTR), func);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  test_init (&argc, &argv);
+
+  g_test_add_func ("/faults/epoll-create", test_epoll_create_fails);
+  add_with_errors ("epoll-add", test_epoll_add_fails);
+  add_with_errors ("epoll-modify", test_epoll_modify_fails);
+  add_with_errors ("epoll-wait", test_epoll_wait_fails);
+  add_with_errors ("pidfd-open", test_pidfd_open_fails);
+  add_with_errors ("probe-and-status-calls", test_probe_calls_fail);
+  g_test_add_func ("/faults/storm", test_storm);
+  g_test_add_func ("/faults/exit-during-watch", test_exit_during_watch);
+  g_test_add_func ("/faults/hidepid", test_hidepid);
+
+  return g_test_run ();
+}
