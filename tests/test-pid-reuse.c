@@ -234,7 +234,7 @@ can_make_pid_namespace (char **why)
    * mount point: not so in a plain chroot. */
   if (pid == 0)
     _exit (unshare (CLONE_NEWPID | CLONE_NEWNS) == 0 &&
-           mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 ? 0 : errno);
+           mount ("none", "/", "none", MS_REC | MS_PRIVATE, NULL) == 0 ? 0 : errno);
 
   g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
   if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
@@ -264,7 +264,7 @@ run_in_pid_namespace (void (*scenario) (void))
       pid_t runner;
       pid_t reaped;
 
-      if (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+      if (mount ("none", "/", "none", MS_REC | MS_PRIVATE, NULL) != 0 ||
           mount ("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
         _exit (90);
 
