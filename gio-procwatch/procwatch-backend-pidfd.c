@@ -22,9 +22,9 @@
 
 #include <gio/gio.h>
 
-#include "procwatch-backend.h"
-#include "procwatch-linux.h"
-#include "procwatch-proc.h"
+#include "procwatch-backend-private.h"
+#include "procwatch-linux-private.h"
+#include "procwatch-proc-files-private.h"
 
 static gboolean reap_raises_hup;
 static gboolean pidfs_present;

@@ -22,8 +22,8 @@
 
 #include <gio/gio.h>
 
-#include "procwatch-backend.h"
-#include "procwatch-proc.h"
+#include "procwatch-backend-private.h"
+#include "procwatch-proc-files-private.h"
 
 static gboolean
 poll_probe (GError **error)

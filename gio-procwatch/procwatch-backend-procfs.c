@@ -21,8 +21,8 @@
 
 #include <gio/gio.h>
 
-#include "procwatch-backend.h"
-#include "procwatch-proc.h"
+#include "procwatch-backend-private.h"
+#include "procwatch-proc-files-private.h"
 
 gboolean
 procwatch_procfs_supported_by (short proc_self_revents)

@@ -14,9 +14,9 @@
 
 #include <gio/gio.h>
 
-#include "procwatch-backend.h"
-#include "procwatch-linux.h"
-#include "procwatch-proc.h"
+#include "procwatch-backend-private.h"
+#include "procwatch-linux-private.h"
+#include "procwatch-proc-files-private.h"
 
 /* In the order they are tried: the first that works on this kernel wins. */
 static const ProcwatchBackend *const backends[] = {

@@ -4,10 +4,10 @@
 
 #include "config.h"
 
-#include "procwatch-backend.h"
+#include "procwatch-backend-private.h"
 #include "procwatch-process-monitor.h"
 #include "procwatch-process-private.h"
-#include "procwatch-source.h"
+#include "procwatch-source-private.h"
 
 /**
  * ProcwatchProcessMonitor:

@@ -9,7 +9,7 @@
 
 #include <gio/gio.h>
 
-#include "procwatch-source.h"
+#include "procwatch-source-private.h"
 
 /* Handles taken from the kernel per dispatch; more wait for the next
  * iteration, so one burst cannot starve the rest of the main loop. */

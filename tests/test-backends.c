@@ -17,8 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "procwatch-backend.h"
-#include "procwatch-proc.h"
+#include "procwatch-backend-private.h"
+#include "procwatch-proc-files-private.h"
 #include "procwatch-test-util.h"
 
 static void

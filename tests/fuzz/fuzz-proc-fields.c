@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "procwatch-proc.h"
+#include "procwatch-proc-files-private.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 

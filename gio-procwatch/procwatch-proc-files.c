@@ -14,7 +14,7 @@
 
 #include <gio/gio.h>
 
-#include "procwatch-proc.h"
+#include "procwatch-proc-files-private.h"
 
 /* Reads up to @size - 1 bytes of @path relative to @dirfd and terminates
  * them with a NUL. /proc files are generated on read, so one read() of a
