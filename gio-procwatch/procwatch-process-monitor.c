@@ -317,7 +317,7 @@ set_state (ProcwatchProcess      *process,
            gboolean              *alive,
            ProcwatchProcessState  state)
 {
-  _procwatch_process_set_state (process, state);
+  procwatch_process_set_state (process, state);
   return is_alive (alive);
 }
 
@@ -345,7 +345,7 @@ read_status (ProcwatchProcessMonitor *self,
 
   if (!procwatch_process_has_status (watch->process) &&
       self->backend->read_status (self->backend, &watch->handle, state, &wait_status))
-    _procwatch_process_set_status (watch->process, wait_status);
+    procwatch_process_set_status (watch->process, wait_status);
 }
 
 /* Moves @watch forward to @state, emitting what lies on the way. Handlers may
@@ -535,7 +535,7 @@ add_watch (ProcwatchProcessMonitor  *self,
 
   watch = g_rc_box_new0 (ProcwatchWatch);
   watch->handle = *handle;
-  watch->process = _procwatch_process_new (handle->pid);
+  watch->process = procwatch_process_new (handle->pid);
   watch->watched = TRUE;
   watch->older = head;
   g_queue_init (&watch->waits);

@@ -8,10 +8,10 @@
 
 G_BEGIN_DECLS
 
-ProcwatchProcess *_procwatch_process_new        (GPid                  pid);
-void              _procwatch_process_set_state  (ProcwatchProcess     *self,
+ProcwatchProcess *procwatch_process_new        (GPid                  pid);
+void              procwatch_process_set_state  (ProcwatchProcess     *self,
                                                  ProcwatchProcessState state);
-void              _procwatch_process_set_status (ProcwatchProcess     *self,
+void              procwatch_process_set_status (ProcwatchProcess     *self,
                                                  int                   wait_status);
 
 G_END_DECLS

@@ -122,7 +122,7 @@ procwatch_process_init (ProcwatchProcess *self)
 }
 
 ProcwatchProcess *
-_procwatch_process_new (GPid pid)
+procwatch_process_new (GPid pid)
 {
   ProcwatchProcess *self = g_object_new (PROCWATCH_TYPE_PROCESS, NULL);
 
@@ -132,7 +132,7 @@ _procwatch_process_new (GPid pid)
 }
 
 void
-_procwatch_process_set_state (ProcwatchProcess      *self,
+procwatch_process_set_state (ProcwatchProcess      *self,
                               ProcwatchProcessState  state)
 {
   g_return_if_fail (PROCWATCH_IS_PROCESS (self));
@@ -146,7 +146,7 @@ _procwatch_process_set_state (ProcwatchProcess      *self,
 }
 
 void
-_procwatch_process_set_status (ProcwatchProcess *self,
+procwatch_process_set_status (ProcwatchProcess *self,
                                int               wait_status)
 {
   g_return_if_fail (PROCWATCH_IS_PROCESS (self));
