@@ -6,6 +6,7 @@
 # the page showing its code shows it as it is.
 #
 #   smoke.py watch WATCH WATCH_C README_MD
+#   smoke.py watch-vala WATCH_VALA
 #   smoke.py launcher PYTHON LAUNCHER_PY
 #   smoke.py getting-started PAGE_MD SOURCE COMMAND...
 #   smoke.py watch-pidfd PAGE_MD PYTHON WATCH_PIDFD_PY
@@ -64,10 +65,8 @@ class Example(subprocess.Popen):
         super().__exit__(exc_type, value, traceback)
 
 
-def smoke_watch(watch, source, readme):
+def smoke_watch(watch):
     """A process of ours that watch, not its parent, sees exit and get reaped."""
-    assert_shown(source, readme)
-
     target = subprocess.Popen(['sh', '-c', 'read line; exit 3'], stdin=subprocess.PIPE)
     pid = target.pid
     with target, Example([watch, str(pid)]) as example:
@@ -140,7 +139,10 @@ def main(argv):
     signal.alarm(TIMEOUT_SECONDS)
 
     if argv[1] == 'watch':
-        smoke_watch(argv[2], argv[3], argv[4])
+        assert_shown(argv[3], argv[4])
+        smoke_watch(argv[2])
+    elif argv[1] == 'watch-vala':
+        smoke_watch(argv[2])
     elif argv[1] == 'launcher':
         smoke_launcher(argv[2], argv[3])
     elif argv[1] == 'getting-started':

@@ -12,6 +12,14 @@ import Gio from 'gi://Gio';
 import Procwatch from 'gi://Procwatch?version=1.0';
 import System from 'system';
 
+// GLib 2.80 moved the Unix-only classes to GioUnix, and GJS 1.80+ warns
+// (fatally under G_DEBUG=fatal-warnings) when they are reached through Gio;
+// GLib 2.74 has no GioUnix. Touching Gio.UnixOutputStream only when
+// GioUnix is missing keeps both quiet.
+const UnixOutputStream = await import('gi://GioUnix')
+    .then(module => module.default.OutputStream)
+    .catch(() => Gio.UnixOutputStream);
+
 Gio._promisify(Procwatch.ProcessMonitor.prototype, 'wait_async', 'wait_finish');
 Gio._promisify(Gio.Subprocess.prototype, 'wait_async', 'wait_finish');
 Gio._promisify(Gio.DataInputStream.prototype, 'read_line_async', 'read_line_finish');
@@ -110,7 +118,7 @@ export class Child {
         GLib.close(stdout);
         GLib.close(stderr);
         this.pid = pid;
-        this._stdin = new Gio.UnixOutputStream({fd: stdin, closeFd: true});
+        this._stdin = new UnixOutputStream({fd: stdin, closeFd: true});
         this._ended = false;
         this._reaped = null;
     }
