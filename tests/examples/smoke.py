@@ -8,6 +8,8 @@
 #   smoke.py watch WATCH WATCH_C README_MD
 #   smoke.py watch-vala WATCH_VALA
 #   smoke.py launcher PYTHON LAUNCHER_PY
+#   smoke.py launch-app PAGE_MD SOURCE COMMAND...
+#   smoke.py launch-desktop PAGE_MD SOURCE COMMAND...
 #   smoke.py getting-started PAGE_MD SOURCE COMMAND...
 #   smoke.py watch-pidfd PAGE_MD PYTHON WATCH_PIDFD_PY
 
@@ -17,6 +19,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 
 TIMEOUT_SECONDS = 60
 PR_SET_CHILD_SUBREAPER = 36
@@ -79,25 +82,42 @@ def smoke_watch(watch):
         finish(example)
 
 
-def smoke_launcher(python, launcher):
+# What the launched program does, and how the launcher reports its end.
+LAUNCHED = [('exit 3', 'exit code 3'),
+            ('kill -TERM $$', f'killed by signal {int(signal.SIGTERM)}')]
+
+
+def smoke_launcher(start):
     """The launched program is orphaned, and reparented to us: we act as the
-    session's reaper, and reap it once the launcher watches it."""
+    session's reaper, and reap it once the launcher watches it. start(script)
+    gives the launcher's command line that runs `sh -c script`, and the name
+    it reports."""
     libc = ctypes.CDLL(None, use_errno=True)
     assert libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
 
-    for script, report in [('exit 3', 'exit code 3'),
-                           ('kill -TERM $$', f'killed by signal {int(signal.SIGTERM)}')]:
-        with Example([python, launcher, 'sh', '-c', script]) as example:
+    for script, report in LAUNCHED:
+        argv, name = start(script)
+        with Example(argv) as example:
             line = example.stdout.readline().rstrip('\n')
             print(line)
-            assert line.startswith('sh started as process '), f'unexpected "{line}"'
+            assert line.startswith(f'{name} started as process '), f'unexpected "{line}"'
             pid = int(line.rsplit(' ', 1)[1])
             assert pid != example.pid
 
-            expect_line(example, f'sh (process {pid}) has quit')
+            expect_line(example, f'{name} (process {pid}) has quit')
             assert os.waitpid(pid, 0)[0] == pid
-            expect_line(example, f'sh (process {pid}) is gone: {report}')
+            expect_line(example, f'{name} (process {pid}) is gone: {report}')
             finish(example)
+
+
+def desktop_file(directory, script):
+    """A .desktop file whose app runs `sh -c script`. In Exec, `$` is escaped
+    with a backslash, written doubled in the key file."""
+    path = os.path.join(directory, 'smoke.desktop')
+    exec_line = 'sh -c "{}"'.format(script.replace('$', '\\\\$'))
+    with open(path, 'w') as file:
+        file.write(f'[Desktop Entry]\nType=Application\nName=Smoke Test\nExec={exec_line}\n')
+    return path
 
 
 def smoke_getting_started(page, source, command):
@@ -144,7 +164,15 @@ def main(argv):
     elif argv[1] == 'watch-vala':
         smoke_watch(argv[2])
     elif argv[1] == 'launcher':
-        smoke_launcher(argv[2], argv[3])
+        smoke_launcher(lambda script: ([argv[2], argv[3], 'sh', '-c', script], 'sh'))
+    elif argv[1] == 'launch-app':
+        assert_shown(argv[3], argv[2])
+        smoke_launcher(lambda script: (argv[4:] + ['sh', '-c', script], 'sh'))
+    elif argv[1] == 'launch-desktop':
+        assert_shown(argv[3], argv[2])
+        with tempfile.TemporaryDirectory() as directory:
+            smoke_launcher(lambda script: (argv[4:] + [desktop_file(directory, script)],
+                                           'Smoke Test'))
     elif argv[1] == 'getting-started':
         smoke_getting_started(argv[2], argv[3], argv[4:])
     elif argv[1] == 'watch-pidfd':
