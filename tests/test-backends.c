@@ -44,7 +44,7 @@ test_procfs_detection (void)
   g_assert_cmpint (poll (&pfd, 1, 0), >=, 0);
   close (fd);
 
-  supported = procwatch_backend_procfs.probe (&error);
+  supported = procwatch_backend_procfs.is_supported (&error);
   g_assert_cmpint (supported, ==, procwatch_procfs_supported_by (pfd.revents));
   if (!supported)
     {
@@ -184,7 +184,7 @@ test_choose (void)
       g_assert_nonnull (backend);
       g_assert_true (backend == procwatch_backend_choose (NULL));
 
-      if (!procwatch_backend_procfs.probe (NULL))
+      if (!procwatch_backend_procfs.is_supported (NULL))
         g_assert_true (procwatch_backend_choose ("procfs") == procwatch_backend_choose (NULL));
       return;
     }
@@ -193,7 +193,7 @@ test_choose (void)
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
   g_test_trap_assert_passed ();
   g_test_trap_assert_stderr ("*PROCWATCH_BACKEND=carrier-pigeon names no backend*");
-  if (!procwatch_backend_procfs.probe (NULL))
+  if (!procwatch_backend_procfs.is_supported (NULL))
     g_test_trap_assert_stderr ("*PROCWATCH_BACKEND=procfs is not available: *pollable*");
 }
 
@@ -256,7 +256,7 @@ test_leader_exits_first (void)
       char byte;
       int status = 0;
 
-      if (!backend->probe (NULL))
+      if (!backend->is_supported (NULL))
         continue;
 
       g_assert_no_errno (pipe2 (report, O_CLOEXEC));
