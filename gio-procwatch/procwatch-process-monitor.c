@@ -69,7 +69,7 @@ struct _ProcwatchProcessMonitor
   GSource *source;
 
   /* GPid → the newest ProcwatchWatch with that pid; each watch in a chain
-   * holds a reference of its own, given up by drop_watch(). */
+   * holds a reference of its own, given up by stop_watch(). */
   GHashTable *watches;
 
   /* With the source: both exist once something has been watched. */

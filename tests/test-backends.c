@@ -9,8 +9,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -305,6 +309,107 @@ test_leader_exits_first (void)
     }
 }
 
+/* The filter of test_pidfd_starts_no_process(): SIGSYS for any system call
+ * that starts a process or thread. */
+#if defined(__x86_64__) && !defined(__ILP32__)
+# define NATIVE_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+# define NATIVE_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+#ifdef NATIVE_AUDIT_ARCH
+static gboolean
+forbid_new_processes (void)
+{
+  struct sock_filter filter[] = {
+    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, arch)),
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, NATIVE_AUDIT_ARCH, 1, 0),
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 4, 0),
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 3, 0),
+# ifdef SYS_fork
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, SYS_fork, 2, 0),
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, SYS_vfork, 1, 0),
+# else
+    /* No fork or vfork here (aarch64): clone fills their places. */
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 2, 0),
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 1, 0),
+# endif
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_TRAP),
+  };
+  struct sock_fprog program = { .len = G_N_ELEMENTS (filter), .filter = filter };
+
+  return prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+         prctl (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0;
+}
+#endif
+
+/* The pidfd backend tells whether a reap hangs a pidfd up without starting a
+ * process of its own, which a thread of the application reaping with
+ * waitpid (-1, ..., __WALL) could take: the question is asked, and a real
+ * process watched to its reap, where starting one kills the test. */
+static void
+test_pidfd_starts_no_process (void)
+{
+#ifdef NATIVE_AUDIT_ARCH
+  const ProcwatchBackend *backend = &procwatch_backend_pidfd;
+  ProcwatchHandle handle = PROCWATCH_HANDLE_INIT;
+  g_autoptr(GError) error = NULL;
+  int control[2];
+  pid_t pid;
+
+  if (!g_test_subprocess ())
+    {
+      if (prctl (PR_GET_SECCOMP, 0, 0, 0, 0) < 0)
+        {
+          g_test_skip ("This kernel has no seccomp");
+          return;
+        }
+
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      return;
+    }
+
+  if (!test_have_pidfd ())
+    {
+      g_test_skip ("No pidfds here");
+      return;
+    }
+
+  /* The one process the test needs, started before the filter. */
+  g_assert_no_errno (pipe2 (control, O_CLOEXEC));
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      char byte;
+
+      close (control[1]);
+      _exit (read (control[0], &byte, 1) == 0 ? 3 : 4);
+    }
+  close (control[0]);
+
+  g_assert_true (forbid_new_processes ());
+
+  g_assert_true (backend->is_supported (&error));
+  g_assert_no_error (error);
+
+  g_assert_true (backend->open_pid (backend, pid, &handle, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (backend->read_state (backend, &handle, 0), ==, PROCWATCH_PROCESS_STATE_RUNNING);
+
+  close (control[1]);
+  g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+  g_assert_cmpint (backend->read_state (backend, &handle, 0), ==, PROCWATCH_PROCESS_STATE_REAPED);
+  procwatch_handle_close (&handle);
+#else
+  g_test_skip ("The seccomp filter of this test knows only x86_64 and aarch64");
+#endif
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -317,6 +422,7 @@ main (int   argc,
   g_test_add_func ("/backends/stat/tricky-names", test_stat_of_tricky_name);
   g_test_add_func ("/backends/choose", test_choose);
   g_test_add_func ("/backends/leader-exits-first", test_leader_exits_first);
+  g_test_add_func ("/backends/pidfd/starts-no-process", test_pidfd_starts_no_process);
 
   return g_test_run ();
 }
