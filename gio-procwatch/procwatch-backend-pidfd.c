@@ -253,11 +253,23 @@ pidfs_inode (int fd)
   return 0;
 }
 
+/* Fills @handle with @fd, a pidfd just opened, if there is one. */
 static gboolean
-pidfd_open_pid (const ProcwatchBackend  *backend,
-                GPid                     pid,
-                ProcwatchHandle         *handle,
-                GError                 **error)
+take_pidfd (ProcwatchHandle *handle,
+            int              fd,
+            GPid             pid)
+{
+  if (fd < 0)
+    return FALSE;
+
+  procwatch_handle_set (handle, fd, pid, pidfs_inode (fd));
+  return TRUE;
+}
+
+/* A pidfd of the process or thread @pid, or -1. */
+static int
+open_task_pidfd (GPid     pid,
+                 GError **error)
 {
   int saved_errno;
   GPid tgid = 0;
@@ -265,10 +277,7 @@ pidfd_open_pid (const ProcwatchBackend  *backend,
 
   fd = procwatch_pidfd_open (pid, 0);
   if (fd >= 0)
-    {
-      procwatch_handle_set (handle, fd, pid, pidfs_inode (fd));
-      return TRUE;
-    }
+    return fd;
 
   saved_errno = errno;
 
@@ -278,17 +287,14 @@ pidfd_open_pid (const ProcwatchBackend  *backend,
     {
       fd = procwatch_pidfd_open (pid, PIDFD_THREAD);
       if (fd >= 0)
-        {
-          procwatch_handle_set (handle, fd, pid, pidfs_inode (fd));
-          return TRUE;
-        }
+        return fd;
 
       if (errno == EINVAL && procwatch_proc_read_tgid (pid, &tgid) && tgid != pid)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
                        "Cannot watch thread %d of process %d: watching a thread "
                        "needs Linux 6.9 (PIDFD_THREAD)", (int) pid, (int) tgid);
-          return FALSE;
+          return -1;
         }
 
       if (saved_errno == ENOENT)
@@ -296,14 +302,21 @@ pidfd_open_pid (const ProcwatchBackend  *backend,
     }
 
   if (saved_errno == ESRCH)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                   "Cannot watch process %d: no such process", (int) pid);
-      return FALSE;
-    }
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                 "Cannot watch process %d: no such process", (int) pid);
+  else
+    procwatch_set_error_from_errno (error, saved_errno, pid, "pidfd_open");
 
-  procwatch_set_error_from_errno (error, saved_errno, pid, "pidfd_open");
-  return FALSE;
+  return -1;
+}
+
+static gboolean
+pidfd_open_pid (const ProcwatchBackend  *backend,
+                GPid                     pid,
+                ProcwatchHandle         *handle,
+                GError                 **error)
+{
+  return take_pidfd (handle, open_task_pidfd (pid, error), pid);
 }
 
 static gboolean
@@ -313,14 +326,9 @@ pidfd_open_pidfd (const ProcwatchBackend  *backend,
                   GError                 **error)
 {
   GPid pid = 0;
-  int fd;
+  int fd = procwatch_pidfd_dup (pidfd, &pid, error);
 
-  fd = procwatch_pidfd_dup (pidfd, &pid, error);
-  if (fd < 0)
-    return FALSE;
-
-  procwatch_handle_set (handle, fd, pid, pidfs_inode (fd));
-  return TRUE;
+  return take_pidfd (handle, fd, pid);
 }
 
 static guint32

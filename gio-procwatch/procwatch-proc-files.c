@@ -1,24 +1,25 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
+ *
+ * Reading /proc files: whole files read at once, fields found by name,
+ * numbers parsed whole, nothing assumed about what a process may put in its
+ * name.
  */
 
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <fcntl.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <gio/gio.h>
+#include <glib.h>
 
 #include "procwatch-proc-files-private.h"
 
-/* Reads up to @size - 1 bytes of @path and terminates them with a NUL. /proc files are generated on read, so one read() of a
- * large enough buffer sees one consistent snapshot. Returns the length, or
- * -1 with errno set. */
+/* Reads up to @size - 1 bytes of @path and terminates them with a NUL.
+ * /proc files are generated on read, so one read() of a large enough buffer
+ * sees one consistent snapshot. Returns the length, or -1 with errno set. */
 gssize
 procwatch_proc_read_file (const char *path,
                           char       *buffer,
