@@ -238,8 +238,9 @@ stop_watch (ProcwatchProcessMonitor *self,
   /* epoll forgets a handle on removal or once no fd anywhere refers to its
    * open file, and a forked child holds copies until it execs. If the
    * removal fails, closing our fd may leave the kernel handing out this
-   * watch with events: it stays, fd open, until a removal works. */
-  if (self->backend->handles_pollable &&
+   * watch with events: it stays, fd open, until a removal works. Once the
+   * monitor is disposed nothing reads the set: nothing is removed. */
+  if (self->backend->handles_pollable && is_alive (self->alive) &&
       !procwatch_source_remove_handle (self->source, watch->handle.fd))
     g_ptr_array_add (self->lingering, watch_ref (watch));
   else
