@@ -12,12 +12,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gio/gio.h>
@@ -41,49 +39,38 @@ fd_is_on_pidfs (int fd)
   return fstatfs (fd, &fs) == 0 && fs.f_type == PIDFS_MAGIC;
 }
 
-/* Starts a child that exits at once, reaps it and looks at what its pidfd
- * then polls. The child has no exit signal, so neither SIGCHLD handlers nor
- * waitpid (-1, ...) in the application can notice it. */
+/* Before pidfs (Linux 6.9) a pidfd is an anonymous inode, told apart from
+ * others only by its name. */
 static gboolean
-probe_reap_raises_hup (gboolean *answered)
+fd_is_pidfd (int fd)
 {
-  struct procwatch_clone_args args;
-  struct pollfd pfd;
-  int pidfd = -1;
-  pid_t child;
-  int ret;
+  char path[64];
+  char target[64];
+  gssize length;
 
-  memset (&args, 0, sizeof args);
-  args.flags = CLONE_PIDFD | CLONE_VFORK;
-  args.pidfd = (guint64) (guintptr) &pidfd;
-  args.exit_signal = 0;
+  if (fd_is_on_pidfs (fd))
+    return TRUE;
 
-  child = (pid_t) syscall (SYS_clone3, &args, sizeof args);
-  if (child == 0)
-    _exit (0);
-
-  *answered = child > 0;
-  if (child < 0)
+  g_snprintf (path, sizeof path, "/proc/self/fd/%d", fd);
+  length = readlink (path, target, sizeof target - 1);
+  if (length < 0)
     return FALSE;
 
-  do
-    ret = waitpid (child, NULL, __WALL);
-  while (ret < 0 && errno == EINTR);
-
-  pfd.fd = pidfd;
-  pfd.events = POLLIN;
-  pfd.revents = 0;
-  ret = poll (&pfd, 1, 0);
-  close (pidfd);
-
-  return ret == 1 && (pfd.revents & POLLHUP) != 0;
+  target[length] = '\0';
+  return strcmp (target, "anon_inode:[pidfd]") == 0;
 }
 
+/* Whether a reap makes a pidfd hang up is answered without starting a
+ * process: the hang-up ("pidfd_poll: report POLLHUP when pid_task() ==
+ * NULL") and pidfs came with the same kernel release, 6.9, so pidfds on
+ * pidfs hang up. A process started only to ask would be seen by any thread
+ * of the application that reaps with waitpid (-1, ..., __WALL), and in
+ * strace. Where the answer is wrong the other way (the hang-up backported
+ * to a kernel without pidfs), reaps are merely probed for. */
 static gboolean
-pidfd_probe (GError **error)
+pidfd_is_supported (GError **error)
 {
   const char *debug = g_getenv ("PROCWATCH_DEBUG");
-  gboolean answered = FALSE;
   int fd;
 
   fd = procwatch_pidfd_open (getpid (), 0);
@@ -99,12 +86,7 @@ pidfd_probe (GError **error)
   pidfs_present = fd_is_on_pidfs (fd);
   close (fd);
 
-  reap_raises_hup = probe_reap_raises_hup (&answered);
-
-  /* Where clone3 is filtered out (some container profiles), pidfs, which came
-   * with the same kernel release as the hang-up, stands in for the answer. */
-  if (!answered)
-    reap_raises_hup = pidfs_present;
+  reap_raises_hup = pidfs_present;
 
   if (debug != NULL && g_parse_debug_string (debug, debug_keys, G_N_ELEMENTS (debug_keys)) & 1)
     reap_raises_hup = FALSE;
@@ -116,28 +98,178 @@ pidfd_probe (GError **error)
   return TRUE;
 }
 
-static gboolean
-fill_handle (int              fd,
-             GPid             pid,
-             ProcwatchHandle *handle)
+/* The pid a pidfd refers to: 0 once reaped, or when the process is in a pid
+ * namespace we cannot see. */
+static GPid
+pid_of_pidfd (int fd)
+{
+  struct procwatch_pidfd_info info;
+  GPid pid;
+
+  memset (&info, 0, sizeof info);
+  info.mask = PIDFD_INFO_PID;
+  if (ioctl (fd, PROCWATCH_PIDFD_GET_INFO, &info) == 0 && (info.mask & PIDFD_INFO_PID) != 0)
+    return (GPid) info.pid;
+
+  if (procwatch_proc_read_fdinfo_pid (fd, &pid) && pid > 0)
+    return pid;
+
+  return 0;
+}
+
+/* Checks that @pidfd is a pidfd and returns a duplicate of it, or -1. */
+int
+procwatch_pidfd_dup (int      pidfd,
+                     GPid    *pid,
+                     GError **error)
+{
+  int saved_errno;
+  int fd;
+
+  if (pidfd < 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "Cannot watch pidfd %d: not a file descriptor", pidfd);
+      return -1;
+    }
+
+  fd = fcntl (pidfd, F_DUPFD_CLOEXEC, 3);
+  if (fd < 0)
+    {
+      saved_errno = errno;
+      if (saved_errno == EBADF)
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                     "Cannot watch pidfd %d: the file descriptor is not open", pidfd);
+      else
+        g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                     "Cannot watch pidfd %d: %s", pidfd, g_strerror (saved_errno));
+      return -1;
+    }
+
+  if (!fd_is_pidfd (fd))
+    {
+      close (fd);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "Cannot watch pidfd %d: the file descriptor is not a pidfd", pidfd);
+      return -1;
+    }
+
+  *pid = pid_of_pidfd (fd);
+  return fd;
+}
+
+/* Signal 0 fails with ESRCH once the process is gone, on every kernel with
+ * pidfds; EPERM means it exists. */
+gboolean
+procwatch_pidfd_is_reaped (int pidfd)
+{
+  GPid pid;
+
+  if (procwatch_pidfd_send_signal (pidfd, 0, NULL, 0) == 0)
+    return FALSE;
+
+  if (errno == ESRCH)
+    return TRUE;
+
+  if (errno == EPERM)
+    return FALSE;
+
+  /* Refused for some other reason (another pid namespace, a filter):
+   * fdinfo says -1 once the process is reaped. */
+  return procwatch_proc_read_fdinfo_pid (pidfd, &pid) && pid == -1;
+}
+
+/* The waitpid()-style status of what waitid() reported, or -1 if the
+ * report is not of a terminated process. */
+static int
+wait_status_from_siginfo (const siginfo_t *info)
+{
+  switch (info->si_code)
+    {
+    case CLD_EXITED:
+      return (info->si_status & 0xff) << 8;
+
+    case CLD_KILLED:
+      return info->si_status & 0x7f;
+
+    case CLD_DUMPED:
+      return (info->si_status & 0x7f) | WCOREFLAG;
+
+    default:
+      return -1;
+    }
+}
+
+/* The status of a zombie child, peeked at through its pidfd (@idtype
+ * P_PIDFD: @handle holds a pidfd) or by pid number (P_PID). By pid number
+ * it is safe only while our handle shows the process unreaped: until then
+ * the pid is its. */
+gboolean
+procwatch_read_child_status (const ProcwatchBackend *backend,
+                             const ProcwatchHandle  *handle,
+                             idtype_t                idtype,
+                             int                    *wait_status)
+{
+  /* WNOWAIT: the process stays a zombie for whoever reaps it (GSubprocess,
+   * g_child_watch_add or the application itself). */
+  const int options = WEXITED | WNOWAIT | WNOHANG | __WALL;
+  siginfo_t info;
+
+  memset (&info, 0, sizeof info);
+
+  if (idtype == P_PIDFD && waitid (P_PIDFD, handle->fd, &info, options) < 0)
+    {
+      /* Linux 5.3 has pidfds but no P_PIDFD. */
+      if (errno != EINVAL)
+        return FALSE;
+
+      idtype = P_PID;
+    }
+
+  if (idtype == P_PID &&
+      (handle->pid <= 0 || waitid (P_PID, handle->pid, &info, options) < 0))
+    return FALSE;
+
+  if (info.si_pid == 0)
+    return FALSE;
+
+  if (idtype == P_PID &&
+      backend->read_state (backend, handle, 0) == PROCWATCH_PROCESS_STATE_REAPED)
+    return FALSE;
+
+  *wait_status = wait_status_from_siginfo (&info);
+  return *wait_status != -1;
+}
+
+/* The pidfs inode: the process's identity for the boot. */
+static guint64
+pidfs_inode (int fd)
 {
   struct stat st;
 
-  handle->fd = fd;
-  handle->pid = pid;
-  handle->inode = 0;
-
   if (pidfs_present && sizeof st.st_ino >= sizeof (guint64) && fstat (fd, &st) == 0)
-    handle->inode = st.st_ino;
+    return st.st_ino;
 
+  return 0;
+}
+
+/* Fills @handle with @fd, a pidfd just opened, if there is one. */
+static gboolean
+take_pidfd (ProcwatchHandle *handle,
+            int              fd,
+            GPid             pid)
+{
+  if (fd < 0)
+    return FALSE;
+
+  procwatch_handle_set (handle, fd, pid, pidfs_inode (fd));
   return TRUE;
 }
 
-static gboolean
-pidfd_open_pid (const ProcwatchBackend  *backend,
-                GPid                     pid,
-                ProcwatchHandle         *handle,
-                GError                 **error)
+/* A pidfd of the process or thread @pid, or -1. */
+static int
+open_task_pidfd (GPid     pid,
+                 GError **error)
 {
   int saved_errno;
   GPid tgid = 0;
@@ -145,7 +277,7 @@ pidfd_open_pid (const ProcwatchBackend  *backend,
 
   fd = procwatch_pidfd_open (pid, 0);
   if (fd >= 0)
-    return fill_handle (fd, pid, handle);
+    return fd;
 
   saved_errno = errno;
 
@@ -155,14 +287,14 @@ pidfd_open_pid (const ProcwatchBackend  *backend,
     {
       fd = procwatch_pidfd_open (pid, PIDFD_THREAD);
       if (fd >= 0)
-        return fill_handle (fd, pid, handle);
+        return fd;
 
       if (errno == EINVAL && procwatch_proc_read_tgid (pid, &tgid) && tgid != pid)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
                        "Cannot watch thread %d of process %d: watching a thread "
                        "needs Linux 6.9 (PIDFD_THREAD)", (int) pid, (int) tgid);
-          return FALSE;
+          return -1;
         }
 
       if (saved_errno == ENOENT)
@@ -170,14 +302,21 @@ pidfd_open_pid (const ProcwatchBackend  *backend,
     }
 
   if (saved_errno == ESRCH)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                   "Cannot watch process %d: no such process", (int) pid);
-      return FALSE;
-    }
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                 "Cannot watch process %d: no such process", (int) pid);
+  else
+    procwatch_set_error_from_errno (error, saved_errno, pid, "pidfd_open");
 
-  procwatch_set_error_from_errno (error, saved_errno, pid, "pidfd_open");
-  return FALSE;
+  return -1;
+}
+
+static gboolean
+pidfd_open_pid (const ProcwatchBackend  *backend,
+                GPid                     pid,
+                ProcwatchHandle         *handle,
+                GError                 **error)
+{
+  return take_pidfd (handle, open_task_pidfd (pid, error), pid);
 }
 
 static gboolean
@@ -187,13 +326,9 @@ pidfd_open_pidfd (const ProcwatchBackend  *backend,
                   GError                 **error)
 {
   GPid pid = 0;
-  int fd;
+  int fd = procwatch_pidfd_dup (pidfd, &pid, error);
 
-  fd = procwatch_pidfd_dup (pidfd, &pid, error);
-  if (fd < 0)
-    return FALSE;
-
-  return fill_handle (fd, pid, handle);
+  return take_pidfd (handle, fd, pid);
 }
 
 static guint32
@@ -211,17 +346,6 @@ pidfd_needs_probe (const ProcwatchBackend *backend,
   return state == PROCWATCH_PROCESS_STATE_EXITED && !reap_raises_hup;
 }
 
-static guint32
-poll_now (int fd)
-{
-  struct pollfd pfd = { fd, POLLIN, 0 };
-
-  if (poll (&pfd, 1, 0) != 1)
-    return 0;
-
-  return (pfd.revents & POLLIN ? EPOLLIN : 0) | (pfd.revents & POLLHUP ? EPOLLHUP : 0);
-}
-
 static ProcwatchProcessState
 pidfd_read_state (const ProcwatchBackend *backend,
                   const ProcwatchHandle  *handle,
@@ -234,11 +358,11 @@ pidfd_read_state (const ProcwatchBackend *backend,
       if (procwatch_pidfd_is_reaped (handle->fd))
         return PROCWATCH_PROCESS_STATE_REAPED;
 
-      revents = poll_now (handle->fd);
+      revents = procwatch_handle_poll (handle);
     }
   else if (revents == 0)
     {
-      revents = poll_now (handle->fd);
+      revents = procwatch_handle_poll (handle);
     }
 
   if (revents & EPOLLHUP)
@@ -248,28 +372,6 @@ pidfd_read_state (const ProcwatchBackend *backend,
     return PROCWATCH_PROCESS_STATE_EXITED;
 
   return PROCWATCH_PROCESS_STATE_RUNNING;
-}
-
-static gboolean
-read_child_status (const ProcwatchBackend *backend,
-                   const ProcwatchHandle  *handle,
-                   int                    *wait_status)
-{
-  siginfo_t info;
-
-  /* WNOWAIT: the process stays a zombie for whoever reaps it. */
-  memset (&info, 0, sizeof info);
-  if (waitid (P_PIDFD, handle->fd, &info, WEXITED | WNOWAIT | WNOHANG | __WALL) < 0)
-    {
-      /* Linux 5.3 has pidfds but no P_PIDFD. */
-      return errno == EINVAL && procwatch_read_child_status (backend, handle, wait_status);
-    }
-
-  if (info.si_pid == 0)
-    return FALSE;
-
-  *wait_status = procwatch_wait_status_from_siginfo (&info);
-  return *wait_status != -1;
 }
 
 static gboolean
@@ -299,7 +401,7 @@ pidfd_read_status (const ProcwatchBackend *backend,
   switch (state)
     {
     case PROCWATCH_PROCESS_STATE_EXITED:
-      return read_child_status (backend, handle, wait_status);
+      return procwatch_read_child_status (backend, handle, P_PIDFD, wait_status);
 
     case PROCWATCH_PROCESS_STATE_REAPED:
       return read_exit_info (handle, wait_status);
@@ -312,7 +414,7 @@ pidfd_read_status (const ProcwatchBackend *backend,
 
 const ProcwatchBackend procwatch_backend_pidfd = {
   .name = "pidfd",
-  .probe = pidfd_probe,
+  .is_supported = pidfd_is_supported,
   .handles_pollable = TRUE,
   .probe_min_interval = 1 * G_TIME_SPAN_MILLISECOND,
   .probe_max_interval = 500 * G_TIME_SPAN_MILLISECOND,

@@ -24,9 +24,10 @@
 
 #include "procwatch-backend-private.h"
 #include "procwatch-proc-files-private.h"
+#include "procwatch-proc-handle-private.h"
 
 static gboolean
-poll_probe (GError **error)
+poll_is_supported (GError **error)
 {
   int fd = open ("/proc/self/stat", O_RDONLY | O_CLOEXEC);
   int state = fd >= 0 ? procwatch_proc_read_task_state (fd) : -1;
@@ -78,7 +79,7 @@ poll_open_pid (const ProcwatchBackend  *backend,
                ProcwatchHandle         *handle,
                GError                 **error)
 {
-  return procwatch_procdir_open_pid (backend, pid, handle, error) &&
+  return procwatch_proc_handle_open_pid (backend, pid, handle, error) &&
          open_stat_file (handle, error);
 }
 
@@ -88,7 +89,7 @@ poll_open_pidfd (const ProcwatchBackend  *backend,
                  ProcwatchHandle         *handle,
                  GError                 **error)
 {
-  return procwatch_procdir_open_pidfd (backend, pidfd, handle, error) &&
+  return procwatch_proc_handle_open_pidfd (backend, pidfd, handle, error) &&
          open_stat_file (handle, error);
 }
 
@@ -124,7 +125,7 @@ poll_read_state (const ProcwatchBackend *backend,
 
 const ProcwatchBackend procwatch_backend_poll = {
   .name = "poll",
-  .probe = poll_probe,
+  .is_supported = poll_is_supported,
   .handles_pollable = FALSE,
   .probe_min_interval = 10 * G_TIME_SPAN_MILLISECOND,
   .probe_max_interval = 1000 * G_TIME_SPAN_MILLISECOND,
@@ -133,5 +134,5 @@ const ProcwatchBackend procwatch_backend_poll = {
   .events_for = poll_events_for,
   .needs_probe = poll_needs_probe,
   .read_state = poll_read_state,
-  .read_status = procwatch_procdir_read_status,
+  .read_status = procwatch_proc_handle_read_status,
 };

@@ -10,7 +10,7 @@
 #pragma once
 
 #include <glib.h>
-#include <signal.h>
+#include <sys/wait.h>
 
 #include "procwatch-process.h"
 
@@ -33,7 +33,7 @@ struct _ProcwatchBackend
 
   /* Whether this kernel supports the backend; @error says why not. Called
    * once per process. */
-  gboolean (*probe) (GError **error);
+  gboolean (*is_supported) (GError **error);
 
   /* Whether handle fds can be added to epoll; if not, every change of state
    * is found by probing. */
@@ -70,40 +70,34 @@ struct _ProcwatchBackend
                                          int                    *wait_status);
 };
 
+/* The registry (procwatch-backend.c). */
 const ProcwatchBackend *procwatch_backend_get_default  (void);
 const ProcwatchBackend *procwatch_backend_choose       (const char             *forced);
 
+/* What every backend does with its handles (procwatch-backend.c). */
 gboolean                procwatch_backend_same_process (const ProcwatchBackend *backend,
                                                         const ProcwatchHandle  *older,
                                                         const ProcwatchHandle  *newer);
+void                    procwatch_handle_set           (ProcwatchHandle        *handle,
+                                                        int                     fd,
+                                                        GPid                    pid,
+                                                        guint64                 inode);
 void                    procwatch_handle_close         (ProcwatchHandle        *handle);
-
-/* Helpers shared by the backends. */
+guint32                 procwatch_handle_poll          (const ProcwatchHandle  *handle);
 void                    procwatch_set_error_from_errno (GError                **error,
                                                         int                     saved_errno,
                                                         GPid                    pid,
                                                         const char             *what);
-int                     procwatch_wait_status_from_siginfo (const siginfo_t    *info);
-gboolean                procwatch_read_child_status    (const ProcwatchBackend *backend,
-                                                        const ProcwatchHandle  *handle,
-                                                        int                    *wait_status);
+
+/* pidfd helpers (procwatch-backend-pidfd.c) that the backends holding /proc
+ * handles need too, to accept a pidfd and to read a child's status. */
 int                     procwatch_pidfd_dup            (int                     pidfd,
                                                         GPid                   *pid,
                                                         GError                **error);
 gboolean                procwatch_pidfd_is_reaped      (int                     pidfd);
-
-/* The backends that hold a /proc directory fd as handle. */
-gboolean                procwatch_procdir_open_pid     (const ProcwatchBackend *backend,
-                                                        GPid                    pid,
-                                                        ProcwatchHandle        *handle,
-                                                        GError                **error);
-gboolean                procwatch_procdir_open_pidfd   (const ProcwatchBackend *backend,
-                                                        int                     pidfd,
-                                                        ProcwatchHandle        *handle,
-                                                        GError                **error);
-gboolean                procwatch_procdir_read_status  (const ProcwatchBackend *backend,
+gboolean                procwatch_read_child_status    (const ProcwatchBackend *backend,
                                                         const ProcwatchHandle  *handle,
-                                                        ProcwatchProcessState   state,
+                                                        idtype_t                idtype,
                                                         int                    *wait_status);
 
 extern const ProcwatchBackend procwatch_backend_pidfd;

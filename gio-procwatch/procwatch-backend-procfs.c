@@ -23,6 +23,7 @@
 
 #include "procwatch-backend-private.h"
 #include "procwatch-proc-files-private.h"
+#include "procwatch-proc-handle-private.h"
 
 gboolean
 procwatch_procfs_supported_by (short proc_self_revents)
@@ -44,7 +45,7 @@ procwatch_procfs_state_from_revents (guint32 revents)
 }
 
 static gboolean
-procfs_probe (GError **error)
+procfs_is_supported (GError **error)
 {
   struct pollfd pfd;
   int epoll_fd;
@@ -124,12 +125,7 @@ procfs_read_state (const ProcwatchBackend *backend,
     return PROCWATCH_PROCESS_STATE_REAPED;
 
   if (revents == 0)
-    {
-      struct pollfd pfd = { handle->fd, POLLIN, 0 };
-
-      if (poll (&pfd, 1, 0) == 1)
-        revents = (pfd.revents & POLLIN ? EPOLLIN : 0) | (pfd.revents & POLLERR ? EPOLLERR : 0);
-    }
+    revents = procwatch_handle_poll (handle);
 
   state = procwatch_procfs_state_from_revents (revents);
 
@@ -144,14 +140,14 @@ procfs_read_state (const ProcwatchBackend *backend,
 
 const ProcwatchBackend procwatch_backend_procfs = {
   .name = "procfs",
-  .probe = procfs_probe,
+  .is_supported = procfs_is_supported,
   .handles_pollable = TRUE,
   .probe_min_interval = 10 * G_TIME_SPAN_MILLISECOND,
   .probe_max_interval = 1000 * G_TIME_SPAN_MILLISECOND,
-  .open_pid = procwatch_procdir_open_pid,
-  .open_pidfd = procwatch_procdir_open_pidfd,
+  .open_pid = procwatch_proc_handle_open_pid,
+  .open_pidfd = procwatch_proc_handle_open_pidfd,
   .events_for = procfs_events_for,
   .needs_probe = procfs_needs_probe,
   .read_state = procfs_read_state,
-  .read_status = procwatch_procdir_read_status,
+  .read_status = procwatch_proc_handle_read_status,
 };

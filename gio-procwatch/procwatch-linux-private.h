@@ -4,12 +4,14 @@
  * Kernel interfaces newer than the C library headers we build against
  * (Debian 12 ships headers from Linux 6.1). <linux/pidfd.h> cannot be
  * included next to glibc's <fcntl.h>, so the few definitions we need live
- * here, each guarded so that newer headers win.
+ * here, once, each guarded so that newer headers win. The library, tools/
+ * and tests/ all include this header: it needs nothing but system headers.
  */
 
 #pragma once
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
@@ -17,24 +19,49 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+/* System call numbers: the C library's SYS_* first, the kernel headers'
+ * __NR_* next, and only then our own. New system calls have had one number
+ * on every architecture since Linux 5.1, except that alpha counts from 110
+ * further on and that each ABI of mips and ia64 adds its own base (o32
+ * 4000, n64 5000, n32 6000; ia64 1024; x32 its syscall bit). Checked
+ * against the kernel's syscall.tbl files. */
+#if defined(__alpha__)
+# define PROCWATCH_NR_OFFSET 110
+/* The compiler defines _MIPS_SIM as one of _ABIO32, _ABI64 and _ABIN32. */
+#elif defined(__mips__) && _MIPS_SIM == _ABIO32
+# define PROCWATCH_NR_OFFSET 4000
+#elif defined(__mips__) && _MIPS_SIM == _ABI64
+# define PROCWATCH_NR_OFFSET 5000
+#elif defined(__mips__) && _MIPS_SIM == _ABIN32
+# define PROCWATCH_NR_OFFSET 6000
+#elif defined(__ia64__)
+# define PROCWATCH_NR_OFFSET 1024
+#elif defined(__x86_64__) && defined(__ILP32__)
+# define PROCWATCH_NR_OFFSET 0x40000000
+#elif defined(__mips__)
+# error "unknown mips ABI: cannot tell the numbers of pidfd_open and pidfd_send_signal"
+#else
+# define PROCWATCH_NR_OFFSET 0
+#endif
+
 #ifndef SYS_pidfd_open
-# define SYS_pidfd_open 434
+# ifdef __NR_pidfd_open
+#  define SYS_pidfd_open __NR_pidfd_open
+# else
+#  define SYS_pidfd_open (PROCWATCH_NR_OFFSET + 434)
+# endif
 #endif
 
 #ifndef SYS_pidfd_send_signal
-# define SYS_pidfd_send_signal 424
-#endif
-
-#ifndef SYS_clone3
-# define SYS_clone3 435
+# ifdef __NR_pidfd_send_signal
+#  define SYS_pidfd_send_signal __NR_pidfd_send_signal
+# else
+#  define SYS_pidfd_send_signal (PROCWATCH_NR_OFFSET + 424)
+# endif
 #endif
 
 #ifndef P_PIDFD
 # define P_PIDFD 3
-#endif
-
-#ifndef CLONE_PIDFD
-# define CLONE_PIDFD 0x00001000
 #endif
 
 /* pidfd_open() flag for a pidfd that refers to one thread (Linux 6.9). */
@@ -78,19 +105,6 @@ struct procwatch_pidfd_info
 _Static_assert (sizeof (struct procwatch_pidfd_info) == 64, "PIDFD_INFO_SIZE_VER0");
 
 #define PROCWATCH_PIDFD_GET_INFO _IOWR (0xFF, 11, struct procwatch_pidfd_info)
-
-/* The first version of struct clone_args (Linux 5.3). */
-struct procwatch_clone_args
-{
-  uint64_t flags;
-  uint64_t pidfd;
-  uint64_t child_tid;
-  uint64_t parent_tid;
-  uint64_t exit_signal;
-  uint64_t stack;
-  uint64_t stack_size;
-  uint64_t tls;
-};
 
 static inline int
 procwatch_pidfd_open (pid_t        pid,

@@ -13,8 +13,7 @@
 
 G_BEGIN_DECLS
 
-gssize   procwatch_proc_read_file_at     (int          dirfd,
-                                          const char  *path,
+gssize   procwatch_proc_read_file        (const char  *path,
                                           char        *buffer,
                                           gsize        size);
 gboolean procwatch_proc_find_int_field   (const char  *text,
@@ -33,7 +32,5 @@ int      procwatch_proc_task_state_from_stat (const char *text,
                                           gsize        length);
 int      procwatch_proc_read_task_state  (int          stat_fd);
 int      procwatch_proc_read_task_state_at (int        dirfd);
-int      procwatch_proc_open_task_dir    (GPid         pid,
-                                          GError     **error);
 
 G_END_DECLS

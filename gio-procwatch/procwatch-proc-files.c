@@ -1,30 +1,29 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
+ *
+ * Reading /proc files: whole files read at once, fields found by name,
+ * numbers parsed whole, nothing assumed about what a process may put in its
+ * name.
  */
 
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <fcntl.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <gio/gio.h>
+#include <glib.h>
 
 #include "procwatch-proc-files-private.h"
 
-/* Reads up to @size - 1 bytes of @path relative to @dirfd and terminates
- * them with a NUL. /proc files are generated on read, so one read() of a
- * large enough buffer sees one consistent snapshot. Returns the length, or
- * -1 with errno set. */
+/* Reads up to @size - 1 bytes of @path and terminates them with a NUL.
+ * /proc files are generated on read, so one read() of a large enough buffer
+ * sees one consistent snapshot. Returns the length, or -1 with errno set. */
 gssize
-procwatch_proc_read_file_at (int         dirfd,
-                             const char *path,
-                             char       *buffer,
-                             gsize       size)
+procwatch_proc_read_file (const char *path,
+                          char       *buffer,
+                          gsize       size)
 {
   gssize length;
   int saved_errno;
@@ -32,7 +31,7 @@ procwatch_proc_read_file_at (int         dirfd,
 
   g_return_val_if_fail (size > 0, -1);
 
-  fd = openat (dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
   if (fd < 0)
     return -1;
 
@@ -49,6 +48,26 @@ procwatch_proc_read_file_at (int         dirfd,
 
   buffer[length] = '\0';
   return length;
+}
+
+/* The decimal number that is the whole of @text[0..@length), if it lies
+ * between @min and @max. */
+static gboolean
+parse_number (const char *text,
+              gsize       length,
+              gint64      min,
+              gint64      max,
+              gint64     *value)
+{
+  char digits[24];
+
+  if (length == 0 || length >= sizeof digits)
+    return FALSE;
+
+  memcpy (digits, text, length);
+  digits[length] = '\0';
+
+  return g_ascii_string_to_signed (digits, 10, min, max, value, NULL);
 }
 
 /* Finds a "Name:\tvalue" line, as in /proc/<pid>/status and fdinfo. */
@@ -73,29 +92,17 @@ procwatch_proc_find_int_field (const char *text,
           memcmp (line, name, name_length) == 0 &&
           line[name_length] == ':')
         {
-          char digits[24];
           const char *p = line + name_length + 1;
-          gsize n = 0;
-          char *parse_end;
-          gint64 parsed;
+          const char *token;
 
           while (p < eol && (*p == ' ' || *p == '\t'))
             p++;
 
-          while (p < eol && n < sizeof digits - 1 && (g_ascii_isdigit (*p) || (n == 0 && *p == '-')))
-            digits[n++] = *p++;
-          digits[n] = '\0';
+          token = p;
+          while (p < eol && *p != ' ' && *p != '\t')
+            p++;
 
-          if (n == 0 || (n == 1 && digits[0] == '-'))
-            return FALSE;
-
-          errno = 0;
-          parsed = g_ascii_strtoll (digits, &parse_end, 10);
-          if (errno != 0 || *parse_end != '\0')
-            return FALSE;
-
-          *value = parsed;
-          return TRUE;
+          return parse_number (token, p - token, G_MININT64, G_MAXINT64, value);
         }
 
       line = eol + 1;
@@ -117,7 +124,7 @@ procwatch_proc_read_fdinfo_pid (int   fd,
 
   g_snprintf (path, sizeof path, "/proc/self/fdinfo/%d", fd);
 
-  length = procwatch_proc_read_file_at (AT_FDCWD, path, text, sizeof text);
+  length = procwatch_proc_read_file (path, text, sizeof text);
   if (length < 0)
     return FALSE;
 
@@ -140,7 +147,7 @@ procwatch_proc_read_tgid (GPid  pid,
 
   g_snprintf (path, sizeof path, "/proc/%d/status", (int) pid);
 
-  length = procwatch_proc_read_file_at (AT_FDCWD, path, text, sizeof text);
+  length = procwatch_proc_read_file (path, text, sizeof text);
   if (length < 0)
     return FALSE;
 
@@ -161,21 +168,13 @@ procwatch_proc_parse_stat (const char *text,
                            char       *state,
                            gint64     *num_threads)
 {
-  const char *close = NULL;
-  const char *p;
   const char *end = text + length;
+  const char *close;
+  const char *p;
+  const char *space;
   guint field;
-  gsize i;
 
-  for (i = length; i > 0; i--)
-    {
-      if (text[i - 1] == ')')
-        {
-          close = text + i - 1;
-          break;
-        }
-    }
-
+  close = memrchr (text, ')', length);
   if (close == NULL || end - close < 3 || close[1] != ' ' || !g_ascii_isalpha (close[2]))
     return FALSE;
 
@@ -191,16 +190,10 @@ procwatch_proc_parse_stat (const char *text,
       p++;
     }
 
-  *num_threads = 0;
-  while (p < end && g_ascii_isdigit (*p))
-    {
-      *num_threads = *num_threads * 10 + (*p - '0');
-      if (*num_threads > G_MAXINT)
-        return FALSE;
-      p++;
-    }
+  /* More fields follow: the number ends at a space. */
+  space = memchr (p, ' ', end - p);
 
-  return p < end && *p == ' ' && *num_threads > 0;
+  return space != NULL && parse_number (p, space - p, 1, G_MAXINT, num_threads);
 }
 
 /* A ProcwatchProcessState from the text of a stat file, or -1. */
@@ -258,56 +251,4 @@ procwatch_proc_read_task_state_at (int dirfd)
   state = procwatch_proc_read_task_state (stat_fd);
   close (stat_fd);
   return state;
-}
-
-static gboolean
-process_exists (GPid pid)
-{
-  return kill (pid, 0) == 0 || errno == EPERM;
-}
-
-/* Opens the /proc directory that pins the task @pid: /proc/<pid> for a
- * process, /proc/<tgid>/task/<pid> for a thread. */
-int
-procwatch_proc_open_task_dir (GPid     pid,
-                              GError **error)
-{
-  char path[64];
-  int saved_errno;
-  GPid tgid = pid;
-  int fd;
-
-  if (procwatch_proc_read_tgid (pid, &tgid) && tgid != pid)
-    g_snprintf (path, sizeof path, "/proc/%d/task/%d", (int) tgid, (int) pid);
-  else
-    g_snprintf (path, sizeof path, "/proc/%d", (int) pid);
-
-  fd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd >= 0)
-    return fd;
-
-  saved_errno = errno;
-
-  if (saved_errno == ENOENT && process_exists (pid))
-    {
-      /* hidepid: the process is there, /proc will not show it to us. */
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
-                   "Cannot watch process %d: /proc hides it from this user (hidepid)",
-                   (int) pid);
-      return -1;
-    }
-
-  if (saved_errno == ENOENT || saved_errno == ESRCH)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                   "Cannot watch process %d: no such process", (int) pid);
-      return -1;
-    }
-
-  g_set_error (error, G_IO_ERROR,
-               (saved_errno == EMFILE || saved_errno == ENFILE)
-                 ? G_IO_ERROR_TOO_MANY_OPEN_FILES : g_io_error_from_errno (saved_errno),
-               "Cannot watch process %d: cannot open %s: %s",
-               (int) pid, path, g_strerror (saved_errno));
-  return -1;
 }

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "procwatch-backend-private.h"
+#include "procwatch-probe-scheduler-private.h"
 #include "procwatch-process-monitor.h"
 #include "procwatch-process-private.h"
 #include "procwatch-source-private.h"
@@ -42,9 +43,6 @@
 
 typedef struct _ProcwatchWatch ProcwatchWatch;
 
-/* Probes run per dispatch of the timer, at most. */
-#define PROBE_BATCH 256
-
 struct _ProcwatchWatch
 {
   ProcwatchHandle handle;
@@ -54,10 +52,8 @@ struct _ProcwatchWatch
    * reap we have not handled yet. */
   ProcwatchWatch *older;
 
-  /* In the probe queue, for changes of state that raise no event. */
-  GSequenceIter *probe;
-  gint64 probe_due;
-  gint64 probe_interval;
+  /* For changes of state that raise no event. */
+  ProcwatchProbe probe;
 
   GQueue waits;   /* GTask */
 
@@ -73,10 +69,11 @@ struct _ProcwatchProcessMonitor
   GSource *source;
 
   /* GPid → the newest ProcwatchWatch with that pid; each watch in a chain
-   * holds a reference of its own, given up by drop_watch(). */
+   * holds a reference of its own, given up by stop_watch(). */
   GHashTable *watches;
 
-  GSequence *probe_queue;
+  /* With the source: both exist once something has been watched. */
+  ProcwatchProbeScheduler *probes;
 
   /* Watches dropped while epoll refused to let go of their handle. */
   GPtrArray *lingering;
@@ -121,8 +118,6 @@ watch_unref (ProcwatchWatch *watch)
   g_rc_box_release_full (watch, (GDestroyNotify) watch_clear);
 }
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProcwatchWatch, watch_unref)
-
 typedef struct
 {
   ProcwatchWatch *watch;
@@ -160,63 +155,6 @@ is_alive (gboolean *alive)
   return *alive;
 }
 
-/* The probe queue holds the watches whose next change of state raises no
- * event. Each has its own backoff: probed soon after it entered its state,
- * then less and less often. */
-
-static int
-compare_probe_due (gconstpointer a,
-                   gconstpointer b,
-                   gpointer      user_data)
-{
-  const ProcwatchWatch *watch_a = a;
-  const ProcwatchWatch *watch_b = b;
-
-  return (watch_a->probe_due > watch_b->probe_due) - (watch_a->probe_due < watch_b->probe_due);
-}
-
-static void
-update_probe_timer (ProcwatchProcessMonitor *self)
-{
-  GSequenceIter *first = g_sequence_get_begin_iter (self->probe_queue);
-  gint64 ready_time = -1;
-
-  if (!g_sequence_iter_is_end (first))
-    ready_time = ((ProcwatchWatch *) g_sequence_get (first))->probe_due;
-
-  procwatch_source_set_timer (self->source, ready_time);
-}
-
-static void
-unschedule_probe (ProcwatchProcessMonitor *self,
-                  ProcwatchWatch          *watch)
-{
-  if (watch->probe == NULL)
-    return;
-
-  g_sequence_remove (watch->probe);
-  watch->probe = NULL;
-  update_probe_timer (self);
-}
-
-static void
-schedule_probe (ProcwatchProcessMonitor *self,
-                ProcwatchWatch          *watch,
-                gboolean                 restart_backoff)
-{
-  if (restart_backoff || watch->probe_interval == 0)
-    watch->probe_interval = self->backend->probe_min_interval;
-  else
-    watch->probe_interval = MIN (watch->probe_interval * 2, self->backend->probe_max_interval);
-
-  if (watch->probe != NULL)
-    g_sequence_remove (watch->probe);
-
-  watch->probe_due = g_get_monotonic_time () + watch->probe_interval;
-  watch->probe = g_sequence_insert_sorted (self->probe_queue, watch, compare_probe_due, NULL);
-  update_probe_timer (self);
-}
-
 /* Waits for @state to be left: by an epoll event where the backend has one,
  * by probing where it has not, or by probing where epoll refused the handle. */
 static void
@@ -229,16 +167,16 @@ arm_watch (ProcwatchProcessMonitor *self,
 
   if (backend->handles_pollable &&
       !procwatch_source_modify_handle (self->source, watch->handle.fd,
-                                       backend->events_for (backend, state), watch, NULL))
+                                       backend->events_for (backend, state), watch))
     {
       procwatch_source_remove_handle (self->source, watch->handle.fd);
       needs_probe = TRUE;
     }
 
   if (needs_probe)
-    schedule_probe (self, watch, TRUE);
+    procwatch_probe_schedule (self->probes, &watch->probe, TRUE);
   else
-    unschedule_probe (self, watch);
+    procwatch_probe_unschedule (self->probes, &watch->probe);
 }
 
 static void
@@ -284,24 +222,25 @@ fail_waits (ProcwatchWatch *watch,
     }
 }
 
-/* Stops watching: no event of @watch is handled after this, even one already
- * taken from the kernel in the current batch. */
+/* Stops watching, once @watch is out of the table: no event of @watch is
+ * handled after this, even one already taken from the kernel in the current
+ * batch. Gives up the table's reference. */
 static void
-drop_watch (ProcwatchProcessMonitor *self,
+stop_watch (ProcwatchProcessMonitor *self,
             ProcwatchWatch          *watch,
             const char              *reason)
 {
   g_assert (watch->watched);
 
   watch->watched = FALSE;
-  unlink_watch (self, watch);
-  unschedule_probe (self, watch);
+  procwatch_probe_unschedule (self->probes, &watch->probe);
 
   /* epoll forgets a handle on removal or once no fd anywhere refers to its
    * open file, and a forked child holds copies until it execs. If the
    * removal fails, closing our fd may leave the kernel handing out this
-   * watch with events: it stays, fd open, until a removal works. */
-  if (self->backend->handles_pollable &&
+   * watch with events: it stays, fd open, until a removal works. Once the
+   * monitor is disposed nothing reads the set: nothing is removed. */
+  if (self->backend->handles_pollable && is_alive (self->alive) &&
       !procwatch_source_remove_handle (self->source, watch->handle.fd))
     g_ptr_array_add (self->lingering, watch_ref (watch));
   else
@@ -309,6 +248,15 @@ drop_watch (ProcwatchProcessMonitor *self,
 
   fail_waits (watch, reason);
   watch_unref (watch);
+}
+
+static void
+drop_watch (ProcwatchProcessMonitor *self,
+            ProcwatchWatch          *watch,
+            const char              *reason)
+{
+  unlink_watch (self, watch);
+  stop_watch (self, watch, reason);
 }
 
 /* Its handle is ready, and so comes back at every iteration until then. */
@@ -452,7 +400,7 @@ on_handles_ready (gpointer                  owner,
       if (state <= procwatch_process_get_state (watch->process))
         {
           procwatch_source_remove_handle (self->source, watch->handle.fd);
-          schedule_probe (self, watch, TRUE);
+          procwatch_probe_schedule (self->probes, &watch->probe, TRUE);
           continue;
         }
 
@@ -471,26 +419,13 @@ on_probe_timer (gpointer owner)
   ProcwatchProcessMonitor *self = owner;
   const ProcwatchBackend *backend = self->backend;
   gboolean *alive = g_rc_box_acquire (self->alive);
-  g_autoptr(GPtrArray) due = g_ptr_array_new_full (PROBE_BATCH, (GDestroyNotify) watch_unref);
-  gint64 now = g_get_monotonic_time ();
-  GSequenceIter *iter;
+  g_autoptr(GPtrArray) due = g_ptr_array_new_with_free_func ((GDestroyNotify) watch_unref);
   guint i;
 
-  /* Taken out of the queue first: probing may reschedule them. At most a
-   * batch per dispatch, so that many due probes cannot stall the main loop;
-   * the rest are due at once in the next iteration. */
-  while (due->len < PROBE_BATCH &&
-         !g_sequence_iter_is_end (iter = g_sequence_get_begin_iter (self->probe_queue)))
-    {
-      ProcwatchWatch *watch = g_sequence_get (iter);
-
-      if (watch->probe_due > now)
-        break;
-
-      g_sequence_remove (iter);
-      watch->probe = NULL;
-      g_ptr_array_add (due, watch_ref (watch));
-    }
+  /* Taken out of the queue first: probing may reschedule them. */
+  procwatch_probe_scheduler_take_due (self->probes, due);
+  for (i = 0; i < due->len; i++)
+    watch_ref (g_ptr_array_index (due, i));
 
   for (i = 0; i < due->len && is_alive (alive); i++)
     {
@@ -504,13 +439,13 @@ on_probe_timer (gpointer owner)
       if (!advance_watch (self, alive, watch, backend->read_state (backend, &watch->handle, 0)))
         break;
 
-      if (watch->watched && watch->probe == NULL &&
+      if (watch->watched && watch->probe.iter == NULL &&
           procwatch_process_get_state (watch->process) == before)
-        schedule_probe (self, watch, FALSE);
+        procwatch_probe_schedule (self->probes, &watch->probe, FALSE);
     }
 
   if (is_alive (alive))
-    update_probe_timer (self);
+    procwatch_probe_scheduler_update_timer (self->probes);
 
   g_rc_box_release (alive);
 }
@@ -534,15 +469,17 @@ ensure_source (ProcwatchProcessMonitor  *self,
     return FALSE;
 
   g_source_attach (self->source, self->context);
+  self->probes = procwatch_probe_scheduler_new (self->source,
+                                                self->backend->probe_min_interval,
+                                                self->backend->probe_max_interval);
   return TRUE;
 }
 
 /* Takes @handle. Returns the watch of the process it refers to: an existing
  * one if the process is watched already, else a new one. */
 static ProcwatchWatch *
-add_watch (ProcwatchProcessMonitor  *self,
-           ProcwatchHandle          *handle,
-           GError                  **error)
+add_watch (ProcwatchProcessMonitor *self,
+           ProcwatchHandle         *handle)
 {
   const ProcwatchBackend *backend = self->backend;
   gpointer key = GINT_TO_POINTER (handle->pid);
@@ -562,6 +499,7 @@ add_watch (ProcwatchProcessMonitor  *self,
   watch->handle = *handle;
   watch->process = procwatch_process_new (handle->pid);
   watch->watched = TRUE;
+  watch->probe.data = watch;
   watch->older = head;
   g_queue_init (&watch->waits);
   g_hash_table_insert (self->watches, key, watch);
@@ -571,9 +509,9 @@ add_watch (ProcwatchProcessMonitor  *self,
   if ((backend->handles_pollable &&
        !procwatch_source_add_handle (self->source, handle->fd,
                                      backend->events_for (backend, PROCWATCH_PROCESS_STATE_RUNNING),
-                                     watch, NULL)) ||
+                                     watch)) ||
       backend->needs_probe (backend, PROCWATCH_PROCESS_STATE_RUNNING))
-    schedule_probe (self, watch, TRUE);
+    procwatch_probe_schedule (self->probes, &watch->probe, TRUE);
 
   return watch;
 }
@@ -596,39 +534,36 @@ watch_pid (ProcwatchProcessMonitor  *self,
       !self->backend->open_pid (self->backend, pid, &handle, error))
     return NULL;
 
-  return add_watch (self, &handle, error);
+  return add_watch (self, &handle);
 }
 
 static void
 procwatch_process_monitor_dispose (GObject *object)
 {
   ProcwatchProcessMonitor *self = PROCWATCH_PROCESS_MONITOR (object);
+  g_autoptr(GHashTable) watches = g_steal_pointer (&self->watches);
   GHashTableIter iter;
   gpointer value;
 
   *self->alive = FALSE;
+  self->watches = g_hash_table_new (NULL, NULL);
 
-  g_hash_table_iter_init (&iter, self->watches);
+  /* The whole table at once: no chain needs unlinking watch by watch. */
+  g_hash_table_iter_init (&iter, watches);
   while (g_hash_table_iter_next (&iter, NULL, &value))
     {
       ProcwatchWatch *watch = value;
 
-      g_hash_table_iter_steal (&iter);
       while (watch != NULL)
         {
-          ProcwatchWatch *older = watch->older;
+          ProcwatchWatch *older = g_steal_pointer (&watch->older);
 
-          watch->older = NULL;
-          watch->watched = FALSE;
-          if (watch->probe != NULL)
-            g_sequence_remove (watch->probe);
-          watch->probe = NULL;
-          procwatch_handle_close (&watch->handle);
-          fail_waits (watch, "the monitor was disposed");
-          watch_unref (watch);
+          stop_watch (self, watch, "the monitor was disposed");
           watch = older;
         }
     }
+
+  g_clear_pointer (&self->probes, procwatch_probe_scheduler_free);
 
   if (self->source != NULL)
     {
@@ -648,7 +583,6 @@ procwatch_process_monitor_finalize (GObject *object)
   ProcwatchProcessMonitor *self = PROCWATCH_PROCESS_MONITOR (object);
 
   g_hash_table_unref (self->watches);
-  g_sequence_free (self->probe_queue);
   g_ptr_array_unref (self->lingering);
   g_main_context_unref (self->context);
   g_rc_box_release (self->alive);
@@ -755,7 +689,6 @@ procwatch_process_monitor_init (ProcwatchProcessMonitor *self)
   self->backend = procwatch_backend_get_default ();
   self->context = g_main_context_ref_thread_default ();
   self->watches = g_hash_table_new (NULL, NULL);
-  self->probe_queue = g_sequence_new (NULL);
   self->lingering = g_ptr_array_new_with_free_func ((GDestroyNotify) watch_unref);
   self->alive = g_rc_box_new (gboolean);
   *self->alive = TRUE;
@@ -887,9 +820,9 @@ procwatch_process_monitor_watch_pidfd (ProcwatchProcessMonitor  *self,
       !self->backend->open_pidfd (self->backend, pidfd, &handle, error))
     return NULL;
 
-  watch = add_watch (self, &handle, error);
+  watch = add_watch (self, &handle);
 
-  return watch != NULL ? g_object_ref (watch->process) : NULL;
+  return g_object_ref (watch->process);
 }
 
 /**

@@ -30,13 +30,11 @@ void      procwatch_source_disown         (GSource                   *source);
 gboolean  procwatch_source_add_handle     (GSource                   *source,
                                            int                        fd,
                                            guint32                    events,
-                                           gpointer                   data,
-                                           GError                   **error);
+                                           gpointer                   data);
 gboolean  procwatch_source_modify_handle  (GSource                   *source,
                                            int                        fd,
                                            guint32                    events,
-                                           gpointer                   data,
-                                           GError                   **error);
+                                           gpointer                   data);
 gboolean  procwatch_source_remove_handle  (GSource                   *source,
                                            int                        fd);
 void      procwatch_source_set_timer      (GSource                   *source,

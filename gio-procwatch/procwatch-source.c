@@ -116,51 +116,36 @@ procwatch_source_disown (GSource *source)
   g_source_destroy (source);
 }
 
+/* Refused for want of memory or of epoll watches (max_user_watches): the
+ * owner falls back to probing then, so no reason is needed; errno says. */
 static gboolean
-control (ProcwatchSource  *self,
-         int               op,
-         int               fd,
-         guint32           events,
-         gpointer          data,
-         GError          **error)
+control (ProcwatchSource *self,
+         int              op,
+         int              fd,
+         guint32          events,
+         gpointer         data)
 {
   struct epoll_event event = { .events = events, .data.ptr = data };
 
-  if (epoll_ctl (self->epoll_fd, op, fd, &event) == 0)
-    return TRUE;
-
-  if (error != NULL)
-    {
-      int saved_errno = errno;
-
-      g_set_error (error, G_IO_ERROR,
-                   saved_errno == ENOSPC ? G_IO_ERROR_TOO_MANY_OPEN_FILES
-                                         : g_io_error_from_errno (saved_errno),
-                   "Cannot add a process handle to the epoll set: %s",
-                   g_strerror (saved_errno));
-    }
-
-  return FALSE;
+  return epoll_ctl (self->epoll_fd, op, fd, &event) == 0;
 }
 
 gboolean
 procwatch_source_add_handle (GSource  *source,
                              int       fd,
                              guint32   events,
-                             gpointer  data,
-                             GError  **error)
+                             gpointer  data)
 {
-  return control ((ProcwatchSource *) source, EPOLL_CTL_ADD, fd, events, data, error);
+  return control ((ProcwatchSource *) source, EPOLL_CTL_ADD, fd, events, data);
 }
 
 gboolean
 procwatch_source_modify_handle (GSource  *source,
                                 int       fd,
                                 guint32   events,
-                                gpointer  data,
-                                GError  **error)
+                                gpointer  data)
 {
-  return control ((ProcwatchSource *) source, EPOLL_CTL_MOD, fd, events, data, error);
+  return control ((ProcwatchSource *) source, EPOLL_CTL_MOD, fd, events, data);
 }
 
 /* Events of @fd already taken in the current batch are still handed over:
@@ -170,7 +155,7 @@ gboolean
 procwatch_source_remove_handle (GSource *source,
                                 int      fd)
 {
-  return control ((ProcwatchSource *) source, EPOLL_CTL_DEL, fd, 0, NULL, NULL) ||
+  return control ((ProcwatchSource *) source, EPOLL_CTL_DEL, fd, 0, NULL) ||
          errno == ENOENT;
 }
 

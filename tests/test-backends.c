@@ -9,8 +9,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -44,7 +47,7 @@ test_procfs_detection (void)
   g_assert_cmpint (poll (&pfd, 1, 0), >=, 0);
   close (fd);
 
-  supported = procwatch_backend_procfs.probe (&error);
+  supported = procwatch_backend_procfs.is_supported (&error);
   g_assert_cmpint (supported, ==, procwatch_procfs_supported_by (pfd.revents));
   if (!supported)
     {
@@ -184,7 +187,7 @@ test_choose (void)
       g_assert_nonnull (backend);
       g_assert_true (backend == procwatch_backend_choose (NULL));
 
-      if (!procwatch_backend_procfs.probe (NULL))
+      if (!procwatch_backend_procfs.is_supported (NULL))
         g_assert_true (procwatch_backend_choose ("procfs") == procwatch_backend_choose (NULL));
       return;
     }
@@ -193,7 +196,7 @@ test_choose (void)
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
   g_test_trap_assert_passed ();
   g_test_trap_assert_stderr ("*PROCWATCH_BACKEND=carrier-pigeon names no backend*");
-  if (!procwatch_backend_procfs.probe (NULL))
+  if (!procwatch_backend_procfs.is_supported (NULL))
     g_test_trap_assert_stderr ("*PROCWATCH_BACKEND=procfs is not available: *pollable*");
 }
 
@@ -256,7 +259,7 @@ test_leader_exits_first (void)
       char byte;
       int status = 0;
 
-      if (!backend->probe (NULL))
+      if (!backend->is_supported (NULL))
         continue;
 
       g_assert_no_errno (pipe2 (report, O_CLOEXEC));
@@ -305,6 +308,106 @@ test_leader_exits_first (void)
     }
 }
 
+/* SIGSYS for every system call that starts a process or thread. There is
+ * no check of the architecture: this program makes native calls only. */
+static gboolean
+forbid_new_processes (void)
+{
+  static const long forbidden[] = {
+    SYS_clone,
+#ifdef SYS_clone3
+    SYS_clone3,
+#endif
+#ifdef SYS_fork
+    SYS_fork,
+#endif
+#ifdef SYS_vfork
+    SYS_vfork,
+#endif
+  };
+  struct sock_filter filter[2 * G_N_ELEMENTS (forbidden) + 2];
+  struct sock_fprog program = { .len = G_N_ELEMENTS (filter), .filter = filter };
+  guint n = 0;
+  gsize i;
+
+  filter[n++] = (struct sock_filter) BPF_STMT (BPF_LD | BPF_W | BPF_ABS,
+                                               offsetof (struct seccomp_data, nr));
+  for (i = 0; i < G_N_ELEMENTS (forbidden); i++)
+    {
+      filter[n++] = (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, forbidden[i], 0, 1);
+      filter[n++] = (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_TRAP);
+    }
+  filter[n++] = (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+  g_assert_cmpuint (n, ==, G_N_ELEMENTS (filter));
+
+  return prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+         prctl (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0;
+}
+
+/* The pidfd backend tells whether a reap hangs a pidfd up without starting a
+ * process of its own, which a thread of the application reaping with
+ * waitpid (-1, ..., __WALL) could take: the question is asked, and a real
+ * process watched to its reap, where starting one kills the test. */
+static void
+test_pidfd_starts_no_process (void)
+{
+  const ProcwatchBackend *backend = &procwatch_backend_pidfd;
+  ProcwatchHandle handle = PROCWATCH_HANDLE_INIT;
+  g_autoptr(GError) error = NULL;
+  int control[2];
+  pid_t pid;
+
+  if (!g_test_subprocess ())
+    {
+      if (prctl (PR_GET_SECCOMP, 0, 0, 0, 0) < 0)
+        {
+          g_test_skip ("This kernel has no seccomp");
+          return;
+        }
+
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      return;
+    }
+
+  if (!test_have_pidfd ())
+    {
+      g_test_skip ("No pidfds here");
+      return;
+    }
+
+  /* The one process the test needs, started before the filter. */
+  g_assert_no_errno (pipe2 (control, O_CLOEXEC));
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      char byte;
+
+      close (control[1]);
+      _exit (read (control[0], &byte, 1) == 0 ? 3 : 4);
+    }
+  close (control[0]);
+
+  g_assert_true (forbid_new_processes ());
+
+  g_assert_true (backend->is_supported (&error));
+  g_assert_no_error (error);
+
+  g_assert_true (backend->open_pid (backend, pid, &handle, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (backend->read_state (backend, &handle, 0), ==, PROCWATCH_PROCESS_STATE_RUNNING);
+
+  close (control[1]);
+  g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+  g_assert_cmpint (backend->read_state (backend, &handle, 0), ==, PROCWATCH_PROCESS_STATE_REAPED);
+  procwatch_handle_close (&handle);
+
+  /* Not exit(): LeakSanitizer, where built in, clones at exit to check for
+   * leaks, and the filter stays to the end. */
+  _exit (0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -317,6 +420,7 @@ main (int   argc,
   g_test_add_func ("/backends/stat/tricky-names", test_stat_of_tricky_name);
   g_test_add_func ("/backends/choose", test_choose);
   g_test_add_func ("/backends/leader-exits-first", test_leader_exits_first);
+  g_test_add_func ("/backends/pidfd/starts-no-process", test_pidfd_starts_no_process);
 
   return g_test_run ();
 }

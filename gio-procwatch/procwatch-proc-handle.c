@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <gio/gio.h>
+
+#include "procwatch-proc-files-private.h"
+#include "procwatch-proc-handle-private.h"
+
+static gboolean
+process_exists (GPid pid)
+{
+  return kill (pid, 0) == 0 || errno == EPERM;
+}
+
+/* Opens the /proc directory that pins the task @pid: /proc/<pid> for a
+ * process, /proc/<tgid>/task/<pid> for a thread. */
+static int
+open_task_dir (GPid     pid,
+               GError **error)
+{
+  g_autofree char *what = NULL;
+  char path[64];
+  int saved_errno;
+  GPid tgid = pid;
+  int fd;
+
+  if (procwatch_proc_read_tgid (pid, &tgid) && tgid != pid)
+    g_snprintf (path, sizeof path, "/proc/%d/task/%d", (int) tgid, (int) pid);
+  else
+    g_snprintf (path, sizeof path, "/proc/%d", (int) pid);
+
+  fd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0)
+    return fd;
+
+  saved_errno = errno;
+
+  if (saved_errno == ENOENT && process_exists (pid))
+    {
+      /* hidepid: the process is there, /proc will not show it to us. */
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+                   "Cannot watch process %d: /proc hides it from this user (hidepid)",
+                   (int) pid);
+      return -1;
+    }
+
+  if (saved_errno == ENOENT || saved_errno == ESRCH)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   "Cannot watch process %d: no such process", (int) pid);
+      return -1;
+    }
+
+  what = g_strdup_printf ("cannot open %s", path);
+  procwatch_set_error_from_errno (error, saved_errno, pid, what);
+  return -1;
+}
+
+gboolean
+procwatch_proc_handle_open_pid (const ProcwatchBackend  *backend,
+                                GPid                     pid,
+                                ProcwatchHandle         *handle,
+                                GError                 **error)
+{
+  int fd = open_task_dir (pid, error);
+
+  if (fd < 0)
+    return FALSE;
+
+  procwatch_handle_set (handle, fd, pid, 0);
+  return TRUE;
+}
+
+/* The /proc directory of the process a pidfd refers to. The directory is
+ * opened by pid number, then the pidfd is asked whether its process is still
+ * unreaped: if so, the pid was still its, and the directory is. A process
+ * reaped already gets no directory (fd -1): it reads as reaped. */
+gboolean
+procwatch_proc_handle_open_pidfd (const ProcwatchBackend  *backend,
+                                  int                      pidfd,
+                                  ProcwatchHandle         *handle,
+                                  GError                 **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  GPid pid = 0;
+  int dup_fd;
+  int fd = -1;
+
+  dup_fd = procwatch_pidfd_dup (pidfd, &pid, error);
+  if (dup_fd < 0)
+    return FALSE;
+
+  if (pid > 0)
+    fd = open_task_dir (pid, &local_error);
+
+  if (procwatch_pidfd_is_reaped (dup_fd))
+    {
+      if (fd >= 0)
+        close (fd);
+      fd = -1;
+    }
+  else if (fd < 0)
+    {
+      close (dup_fd);
+      if (local_error != NULL)
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      else
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                     "Cannot watch pidfd %d: its process is not visible in /proc here", pidfd);
+      return FALSE;
+    }
+
+  close (dup_fd);
+
+  procwatch_handle_set (handle, fd, pid, 0);
+  return TRUE;
+}
+
+gboolean
+procwatch_proc_handle_read_status (const ProcwatchBackend *backend,
+                                   const ProcwatchHandle  *handle,
+                                   ProcwatchProcessState   state,
+                                   int                    *wait_status)
+{
+  /* Without a pidfd the kernel tells the status only to the parent. */
+  return state == PROCWATCH_PROCESS_STATE_EXITED &&
+         handle->fd >= 0 &&
+         procwatch_read_child_status (backend, handle, P_PID, wait_status);
+}
