@@ -98,6 +98,19 @@ pidfd_is_supported (GError **error)
   return TRUE;
 }
 
+/* PIDFD_GET_INFO (Linux 6.13+): whether the kernel answered about @mask. */
+static gboolean
+get_info (int                          fd,
+          guint64                      mask,
+          struct procwatch_pidfd_info *info)
+{
+  /* Zeroed in full: the kernel reads the mask and checks the rest. */
+  memset (info, 0, sizeof *info);
+  info->mask = mask;
+
+  return ioctl (fd, PROCWATCH_PIDFD_GET_INFO, info) == 0 && (info->mask & mask) != 0;
+}
+
 /* The pid a pidfd refers to: 0 once reaped, or when the process is in a pid
  * namespace we cannot see. */
 static GPid
@@ -106,9 +119,7 @@ pid_of_pidfd (int fd)
   struct procwatch_pidfd_info info;
   GPid pid;
 
-  memset (&info, 0, sizeof info);
-  info.mask = PIDFD_INFO_PID;
-  if (ioctl (fd, PROCWATCH_PIDFD_GET_INFO, &info) == 0 && (info.mask & PIDFD_INFO_PID) != 0)
+  if (get_info (fd, PIDFD_INFO_PID, &info))
     return (GPid) info.pid;
 
   if (procwatch_proc_read_fdinfo_pid (fd, &pid) && pid > 0)
@@ -117,10 +128,24 @@ pid_of_pidfd (int fd)
   return 0;
 }
 
+/* The pidfs inode of @fd, a pidfd on pidfs: the process's identity for
+ * the boot. */
+static guint64
+pidfs_inode (int fd)
+{
+  struct stat st;
+
+  if (sizeof st.st_ino >= sizeof (guint64) && fstat (fd, &st) == 0)
+    return st.st_ino;
+
+  return 0;
+}
+
 /* Checks that @pidfd is a pidfd and returns a duplicate of it, or -1. */
 int
 procwatch_pidfd_dup (int      pidfd,
                      GPid    *pid,
+                     guint64 *inode,
                      GError **error)
 {
   int saved_errno;
@@ -155,6 +180,7 @@ procwatch_pidfd_dup (int      pidfd,
     }
 
   *pid = pid_of_pidfd (fd);
+  *inode = fd_is_on_pidfs (fd) ? pidfs_inode (fd) : 0;
   return fd;
 }
 
@@ -241,28 +267,39 @@ procwatch_read_child_status (const ProcwatchBackend *backend,
   return *wait_status != -1;
 }
 
-/* The pidfs inode: the process's identity for the boot. */
-static guint64
-pidfs_inode (int fd)
+/* Whether the process of @pidfd is a child of ours now. @pid, its pid in
+ * our namespace or 0, is asked of /proc where the kernel cannot tell
+ * (before 6.13); the answer is ours only while the pidfd shows the process
+ * unreaped, as the pid could be reused after that. */
+static gboolean
+parent_is_us (int  pidfd,
+              GPid pid)
 {
-  struct stat st;
+  struct procwatch_pidfd_info info;
+  GPid ppid = 0;
 
-  if (pidfs_present && sizeof st.st_ino >= sizeof (guint64) && fstat (fd, &st) == 0)
-    return st.st_ino;
+  if (get_info (pidfd, PIDFD_INFO_PID, &info))
+    return (GPid) info.ppid == getpid ();
 
-  return 0;
+  return pid > 0 &&
+         procwatch_proc_read_ppid (pid, &ppid) && ppid == getpid () &&
+         !procwatch_pidfd_is_reaped (pidfd);
 }
 
-/* Fills @handle with @fd, a pidfd just opened, if there is one. */
+/* Fills @handle with @fd, a pidfd just opened, if there is one. Whether the
+ * process is our child is recorded now: once it has been reaped nobody can
+ * tell. */
 static gboolean
 take_pidfd (ProcwatchHandle *handle,
             int              fd,
-            GPid             pid)
+            GPid             pid,
+            guint64          inode)
 {
   if (fd < 0)
     return FALSE;
 
-  procwatch_handle_set (handle, fd, pid, pidfs_inode (fd));
+  procwatch_handle_set (handle, fd, pid, inode);
+  handle->child = parent_is_us (fd, pid);
   return TRUE;
 }
 
@@ -316,7 +353,9 @@ pidfd_open_pid (const ProcwatchBackend  *backend,
                 ProcwatchHandle         *handle,
                 GError                 **error)
 {
-  return take_pidfd (handle, open_task_pidfd (pid, error), pid);
+  int fd = open_task_pidfd (pid, error);
+
+  return take_pidfd (handle, fd, pid, fd >= 0 && pidfs_present ? pidfs_inode (fd) : 0);
 }
 
 static gboolean
@@ -325,10 +364,11 @@ pidfd_open_pidfd (const ProcwatchBackend  *backend,
                   ProcwatchHandle         *handle,
                   GError                 **error)
 {
+  guint64 inode = 0;
   GPid pid = 0;
-  int fd = procwatch_pidfd_dup (pidfd, &pid, error);
+  int fd = procwatch_pidfd_dup (pidfd, &pid, &inode, error);
 
-  return take_pidfd (handle, fd, pid);
+  return take_pidfd (handle, fd, pid, inode);
 }
 
 static guint32
@@ -344,6 +384,40 @@ pidfd_needs_probe (const ProcwatchBackend *backend,
                    ProcwatchProcessState   state)
 {
   return state == PROCWATCH_PROCESS_STATE_EXITED && !reap_raises_hup;
+}
+
+/* Whether @handle is a child of ours that has exited, but whose exit cannot
+ * be reported with its status yet: another thread of ours (GLib's child
+ * watch, GSubprocess, a waitpid (-1) loop) has begun to reap it, so
+ * waitid() no longer finds it, and the kernel records the status for pidfd
+ * holders only as the reap ends, a moment before the pidfd hangs up. Until
+ * then the exit is not news: a child's status is promised with "exited".
+ * Where the kernel never records it (before 6.15) the wait ends with the
+ * hang-up all the same, without a status. */
+static gboolean
+child_exit_pending (const ProcwatchHandle *handle)
+{
+  const int options = WEXITED | WNOWAIT | WNOHANG | __WALL;
+  siginfo_t info;
+  int wait_status;
+
+  memset (&info, 0, sizeof info);
+  if (waitid (P_PIDFD, handle->fd, &info, options) == 0)
+    {
+      if (info.si_pid != 0)
+        return FALSE;
+    }
+  else if (errno == EINVAL)
+    {
+      /* Linux 5.3 has no P_PIDFD: nothing we could wait for. */
+      return FALSE;
+    }
+
+  if (procwatch_pidfd_read_exit_status (handle->fd, &wait_status))
+    return FALSE;
+
+  /* A subreaper may have adopted it since it was watched. */
+  return handle->child || parent_is_us (handle->fd, handle->pid);
 }
 
 static ProcwatchProcessState
@@ -368,24 +442,21 @@ pidfd_read_state (const ProcwatchBackend *backend,
   if (revents & EPOLLHUP)
     return PROCWATCH_PROCESS_STATE_REAPED;
 
-  if (revents & EPOLLIN)
+  if ((revents & EPOLLIN) && !child_exit_pending (handle))
     return PROCWATCH_PROCESS_STATE_EXITED;
 
   return PROCWATCH_PROCESS_STATE_RUNNING;
 }
 
-static gboolean
-read_exit_info (const ProcwatchHandle *handle,
-                int                   *wait_status)
+/* The wait status the kernel keeps for a reaped process (Linux 6.15+), for
+ * any holder of a pidfd opened before the reap. */
+gboolean
+procwatch_pidfd_read_exit_status (int  pidfd,
+                                  int *wait_status)
 {
   struct procwatch_pidfd_info info;
 
-  /* Zeroed in full: the kernel reads the mask and checks the rest. */
-  memset (&info, 0, sizeof info);
-  info.mask = PIDFD_INFO_EXIT;
-
-  if (ioctl (handle->fd, PROCWATCH_PIDFD_GET_INFO, &info) < 0 ||
-      (info.mask & PIDFD_INFO_EXIT) == 0)
+  if (!get_info (pidfd, PIDFD_INFO_EXIT, &info))
     return FALSE;
 
   *wait_status = info.exit_code;
@@ -401,10 +472,12 @@ pidfd_read_status (const ProcwatchBackend *backend,
   switch (state)
     {
     case PROCWATCH_PROCESS_STATE_EXITED:
-      return procwatch_read_child_status (backend, handle, P_PIDFD, wait_status);
+      /* A child that someone else has reaped already. */
+      return procwatch_read_child_status (backend, handle, P_PIDFD, wait_status) ||
+             procwatch_pidfd_read_exit_status (handle->fd, wait_status);
 
     case PROCWATCH_PROCESS_STATE_REAPED:
-      return read_exit_info (handle, wait_status);
+      return procwatch_pidfd_read_exit_status (handle->fd, wait_status);
 
     case PROCWATCH_PROCESS_STATE_RUNNING:
     default:

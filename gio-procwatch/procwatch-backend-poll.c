@@ -60,15 +60,20 @@ open_stat_file (ProcwatchHandle  *handle,
     {
       int saved_errno = errno;
 
-      procwatch_handle_close (handle);
       if (saved_errno == ESRCH || saved_errno == ENOENT)
-        return TRUE;   /* reaped meanwhile: it reads as reaped */
+        {
+          /* Reaped meanwhile: it reads as reaped. */
+          close (handle->fd);
+          handle->fd = -1;
+          return TRUE;
+        }
 
+      procwatch_handle_close (handle);
       procwatch_set_error_from_errno (error, saved_errno, handle->pid, "cannot open its stat file");
       return FALSE;
     }
 
-  procwatch_handle_close (handle);
+  close (handle->fd);
   handle->fd = stat_fd;
   return TRUE;
 }

@@ -21,9 +21,15 @@ typedef struct
   int fd;           /* pidfd or /proc/<pid> directory fd; -1 once closed */
   GPid pid;         /* 0 when not known (pidfd of a reaped process) */
   guint64 inode;    /* pidfs inode (Linux 6.9+): unique for the boot; 0 if unknown */
+  /* A pidfd kept beside a /proc handle, for the status the kernel keeps
+   * after the reap (PIDFD_INFO_EXIT); -1 if none. The pidfd backend's fd
+   * is its pidfd. */
+  int pidfd;
+  /* Whether the process was a child of ours when it was watched. */
+  gboolean child;
 } ProcwatchHandle;
 
-#define PROCWATCH_HANDLE_INIT { -1, 0, 0 }
+#define PROCWATCH_HANDLE_INIT { -1, 0, 0, -1, FALSE }
 
 typedef struct _ProcwatchBackend ProcwatchBackend;
 
@@ -93,7 +99,10 @@ void                    procwatch_set_error_from_errno (GError                **
  * handles need too, to accept a pidfd and to read a child's status. */
 int                     procwatch_pidfd_dup            (int                     pidfd,
                                                         GPid                   *pid,
+                                                        guint64                *inode,
                                                         GError                **error);
+gboolean                procwatch_pidfd_read_exit_status (int                   pidfd,
+                                                        int                    *wait_status);
 gboolean                procwatch_pidfd_is_reaped      (int                     pidfd);
 gboolean                procwatch_read_child_status    (const ProcwatchBackend *backend,
                                                         const ProcwatchHandle  *handle,

@@ -120,8 +120,11 @@ procwatch_handle_close (ProcwatchHandle *handle)
 {
   if (handle->fd >= 0)
     close (handle->fd);
+  if (handle->pidfd >= 0)
+    close (handle->pidfd);
 
   handle->fd = -1;
+  handle->pidfd = -1;
 }
 
 /* The epoll events that the handle shows now, for a backend asked to look

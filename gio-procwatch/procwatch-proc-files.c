@@ -111,8 +111,45 @@ procwatch_proc_find_int_field (const char *text,
   return FALSE;
 }
 
+/* Whether /proc is the one of our own pid namespace, so that the pids it
+ * shows are ours. A process in a new pid namespace may still have its
+ * parent's /proc mounted: that one shows the outer pids. Our own entry there
+ * lists one pid per namespace level between that /proc and ours. */
+gboolean
+procwatch_proc_is_own_pid_ns (void)
+{
+  char text[4096];
+  gssize length;
+  gint64 value;
+  const char *line;
+
+  length = procwatch_proc_read_file ("/proc/self/status", text, sizeof text);
+  if (length < 0 ||
+      !procwatch_proc_find_int_field (text, length, "Pid", &value) ||
+      value != getpid ())
+    return FALSE;
+
+  /* "NSpid:\t<pid>" alone: one level. Kernels before 4.1 have no NSpid
+   * line, and no way to tell; the Pid above matched ours. */
+  line = strstr (text, "\nNSpid:");
+  if (line == NULL)
+    return TRUE;
+
+  line += strlen ("\nNSpid:");
+  while (*line == ' ' || *line == '\t')
+    line++;
+  while (g_ascii_isdigit (*line))
+    line++;
+  while (*line == ' ' || *line == '\t')
+    line++;
+
+  return *line == '\n' || *line == '\0';
+}
+
 /* The "Pid:" of a pidfd: -1 once the process has been reaped (Linux 5.10+),
- * 0 when it is not visible from our pid namespace. */
+ * 0 when it is not visible from our pid namespace. fdinfo gives the pid in
+ * the namespace of the /proc it is read from: where that is not ours, a
+ * live process reads as 0, never as a pid of another namespace. */
 gboolean
 procwatch_proc_read_fdinfo_pid (int   fd,
                                 GPid *pid)
@@ -132,18 +169,23 @@ procwatch_proc_read_fdinfo_pid (int   fd,
       value < -1 || value > G_MAXINT)
     return FALSE;
 
+  if (value > 0 && !procwatch_proc_is_own_pid_ns ())
+    value = 0;
+
   *pid = (GPid) value;
   return TRUE;
 }
 
-gboolean
-procwatch_proc_read_tgid (GPid  pid,
-                          GPid *tgid)
+/* A positive pid-valued field of /proc/<pid>/status. */
+static gboolean
+read_status_pid_field (GPid        pid,
+                       const char *name,
+                       GPid       *value)
 {
   char path[64];
   char text[4096];
   gssize length;
-  gint64 value;
+  gint64 number;
 
   g_snprintf (path, sizeof path, "/proc/%d/status", (int) pid);
 
@@ -151,12 +193,29 @@ procwatch_proc_read_tgid (GPid  pid,
   if (length < 0)
     return FALSE;
 
-  if (!procwatch_proc_find_int_field (text, length, "Tgid", &value) ||
-      value <= 0 || value > G_MAXINT)
+  if (!procwatch_proc_find_int_field (text, length, name, &number) ||
+      number <= 0 || number > G_MAXINT)
     return FALSE;
 
-  *tgid = (GPid) value;
+  *value = (GPid) number;
   return TRUE;
+}
+
+gboolean
+procwatch_proc_read_tgid (GPid  pid,
+                          GPid *tgid)
+{
+  return read_status_pid_field (pid, "Tgid", tgid);
+}
+
+/* The parent of @pid, as far as /proc of our own pid namespace says: the
+ * caller must make sure that @pid still is the process it means. */
+gboolean
+procwatch_proc_read_ppid (GPid  pid,
+                          GPid *ppid)
+{
+  return procwatch_proc_is_own_pid_ns () &&
+         read_status_pid_field (pid, "PPid", ppid);
 }
 
 /* The state letter and thread count of /proc/<pid>/stat. The name in

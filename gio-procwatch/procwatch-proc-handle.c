@@ -82,7 +82,9 @@ procwatch_proc_handle_open_pid (const ProcwatchBackend  *backend,
 /* The /proc directory of the process a pidfd refers to. The directory is
  * opened by pid number, then the pidfd is asked whether its process is still
  * unreaped: if so, the pid was still its, and the directory is. A process
- * reaped already gets no directory (fd -1): it reads as reaped. */
+ * reaped already gets no directory (fd -1): it reads as reaped. The pidfd is
+ * kept too: it names the process (its pidfs inode), also once reaped, and
+ * holds the status the kernel keeps after the reap. */
 gboolean
 procwatch_proc_handle_open_pidfd (const ProcwatchBackend  *backend,
                                   int                      pidfd,
@@ -90,11 +92,12 @@ procwatch_proc_handle_open_pidfd (const ProcwatchBackend  *backend,
                                   GError                 **error)
 {
   g_autoptr(GError) local_error = NULL;
+  guint64 inode = 0;
   GPid pid = 0;
   int dup_fd;
   int fd = -1;
 
-  dup_fd = procwatch_pidfd_dup (pidfd, &pid, error);
+  dup_fd = procwatch_pidfd_dup (pidfd, &pid, &inode, error);
   if (dup_fd < 0)
     return FALSE;
 
@@ -118,9 +121,8 @@ procwatch_proc_handle_open_pidfd (const ProcwatchBackend  *backend,
       return FALSE;
     }
 
-  close (dup_fd);
-
-  procwatch_handle_set (handle, fd, pid, 0);
+  procwatch_handle_set (handle, fd, pid, inode);
+  handle->pidfd = dup_fd;
   return TRUE;
 }
 
@@ -130,8 +132,12 @@ procwatch_proc_handle_read_status (const ProcwatchBackend *backend,
                                    ProcwatchProcessState   state,
                                    int                    *wait_status)
 {
-  /* Without a pidfd the kernel tells the status only to the parent. */
-  return state == PROCWATCH_PROCESS_STATE_EXITED &&
-         handle->fd >= 0 &&
-         procwatch_read_child_status (backend, handle, P_PID, wait_status);
+  /* Without a pidfd the kernel tells the status only to the parent, and
+   * only until the reap. */
+  if (state == PROCWATCH_PROCESS_STATE_EXITED &&
+      handle->fd >= 0 &&
+      procwatch_read_child_status (backend, handle, P_PID, wait_status))
+    return TRUE;
+
+  return handle->pidfd >= 0 && procwatch_pidfd_read_exit_status (handle->pidfd, wait_status);
 }

@@ -395,11 +395,14 @@ on_handles_ready (gpointer                  owner,
 
       state = backend->read_state (backend, &watch->handle, events[i].events);
 
-      /* Ready, yet nothing new: the handle would wake us again at once, so
-       * the process is probed for from now on instead. */
+      /* Ready, yet nothing new (a child being reaped by another thread,
+       * whose status comes with the reap): readiness would wake us again at
+       * once, so only the hang-up, always reported, is listened for, and
+       * the process is probed for besides. */
       if (state <= procwatch_process_get_state (watch->process))
         {
-          procwatch_source_remove_handle (self->source, watch->handle.fd);
+          if (!procwatch_source_modify_handle (self->source, watch->handle.fd, 0, watch))
+            procwatch_source_remove_handle (self->source, watch->handle.fd);
           procwatch_probe_schedule (self->probes, &watch->probe, TRUE);
           continue;
         }
@@ -464,7 +467,8 @@ ensure_source (ProcwatchProcessMonitor  *self,
   if (self->source != NULL)
     return TRUE;
 
-  self->source = procwatch_source_new (on_handles_ready, on_probe_timer, self, error);
+  self->source = procwatch_source_new (self->backend->handles_pollable,
+                                       on_handles_ready, on_probe_timer, self, error);
   if (self->source == NULL)
     return FALSE;
 
@@ -646,11 +650,22 @@ procwatch_process_monitor_class_init (ProcwatchProcessMonitorClass *klass)
    * @self: the monitor
    * @process: (transfer none): the process that terminated
    *
-   * Emitted once when a watched process has terminated. It is a zombie now:
-   * its pid is still taken until its parent reaps it.
+   * Emitted once when a watched process has terminated. Usually it is a
+   * zombie now, its pid still taken until its parent reaps it; but it may
+   * already have been reaped (by the time the monitor looked, or before it
+   * was watched): then [signal@Procwatch.ProcessMonitor::reaped] follows
+   * at once.
    *
    * For a child of the calling process, the wait status is known from now
-   * on (see [method@Procwatch.Process.has_status]).
+   * on (see [method@Procwatch.Process.has_status]) with the "pidfd"
+   * backend, whoever reaps the child: [class@Gio.Subprocess],
+   * [func@GLib.child_watch_add] or a thread of yours calling `waitpid()`.
+   * When another thread reaps the child, the monitor waits for the reap to
+   * end (microseconds) to read the status that the kernel keeps. The
+   * kernel keeps it from Linux 6.15 on (`PIDFD_INFO_EXIT`); on older
+   * kernels, and with the "procfs" and "poll" backends, a child reaped by
+   * someone else before the monitor looked has no status, here or at
+   * "reaped". A child that nobody has reaped yet always has it.
    */
   signals[SIGNAL_EXITED] =
     g_signal_new ("exited",
@@ -833,6 +848,12 @@ procwatch_process_monitor_watch_pidfd (ProcwatchProcessMonitor  *self,
  * Stops watching the process with the id @pid. No signal is emitted for it
  * afterwards, and pending waits on it fail with
  * `G_IO_ERROR_CANCELLED`.
+ *
+ * A process whose [property@Procwatch.Process:pid] is 0 (watched through a
+ * pidfd of a process reaped already, or in a pid namespace this one cannot
+ * see) cannot be named by pid: `unwatch (0)` returns false. Watching it
+ * stops when it is reaped, or by closing the monitor or stopping the watch
+ * of that process object.
  *
  * Returns: true if the process was watched
  */

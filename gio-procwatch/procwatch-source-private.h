@@ -22,7 +22,8 @@ typedef void (*ProcwatchSourceReadyFunc) (gpointer                  owner,
                                           guint                     n_events);
 typedef void (*ProcwatchSourceTimerFunc) (gpointer                  owner);
 
-GSource  *procwatch_source_new            (ProcwatchSourceReadyFunc   ready_func,
+GSource  *procwatch_source_new            (gboolean                   pollable,
+                                           ProcwatchSourceReadyFunc   ready_func,
                                            ProcwatchSourceTimerFunc   timer_func,
                                            gpointer                   owner,
                                            GError                   **error);

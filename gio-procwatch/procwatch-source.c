@@ -44,7 +44,7 @@ procwatch_source_dispatch (GSource     *source,
       self->timer_func (self->owner);
     }
 
-  if (self->owner != NULL &&
+  if (self->owner != NULL && self->epoll_tag != NULL &&
       g_source_query_unix_fd (source, self->epoll_tag) & G_IO_IN)
     {
       int n;
@@ -74,30 +74,37 @@ static GSourceFuncs procwatch_source_funcs = {
   .finalize = procwatch_source_finalize,
 };
 
+/* Without @pollable handles the owner only probes: no epoll fd is made,
+ * so none is taken from a full fd table. */
 GSource *
-procwatch_source_new (ProcwatchSourceReadyFunc   ready_func,
+procwatch_source_new (gboolean                   pollable,
+                      ProcwatchSourceReadyFunc   ready_func,
                       ProcwatchSourceTimerFunc   timer_func,
                       gpointer                   owner,
                       GError                   **error)
 {
   ProcwatchSource *self;
-  int epoll_fd;
+  int epoll_fd = -1;
 
-  epoll_fd = epoll_create1 (EPOLL_CLOEXEC);
-  if (epoll_fd < 0)
+  if (pollable)
     {
-      int saved_errno = errno;
+      epoll_fd = epoll_create1 (EPOLL_CLOEXEC);
+      if (epoll_fd < 0)
+        {
+          int saved_errno = errno;
 
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                   "Cannot create an epoll instance: %s", g_strerror (saved_errno));
-      return NULL;
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                       "Cannot create an epoll instance: %s", g_strerror (saved_errno));
+          return NULL;
+        }
     }
 
   self = (ProcwatchSource *) g_source_new (&procwatch_source_funcs, sizeof *self);
   g_source_set_static_name ((GSource *) self, "[gio-procwatch] process monitor");
 
   self->epoll_fd = epoll_fd;
-  self->epoll_tag = g_source_add_unix_fd ((GSource *) self, epoll_fd, G_IO_IN);
+  if (epoll_fd >= 0)
+    self->epoll_tag = g_source_add_unix_fd ((GSource *) self, epoll_fd, G_IO_IN);
   self->ready_func = ready_func;
   self->timer_func = timer_func;
   self->owner = owner;

@@ -570,14 +570,21 @@ kernel_keeps_exit_status (void)
 }
 
 gboolean
-test_status_known_after_reap (ProcwatchProcessMonitor *monitor)
+test_kernel_keeps_exit_status (void)
 {
   static int keeps = -1;
 
   if (keeps < 0)
     keeps = kernel_keeps_exit_status ();
 
-  return keeps && g_str_equal (procwatch_process_monitor_get_backend (monitor), "pidfd");
+  return keeps;
+}
+
+gboolean
+test_status_known_after_reap (ProcwatchProcessMonitor *monitor)
+{
+  return test_kernel_keeps_exit_status () &&
+         g_str_equal (procwatch_process_monitor_get_backend (monitor), "pidfd");
 }
 
 gboolean

@@ -87,4 +87,8 @@ gboolean      test_skip_without_pidfd       (void);
  * been reaped: on the pidfd backend, where the kernel keeps it
  * (PIDFD_INFO_EXIT, Linux 6.15+), found out by trying it. */
 gboolean      test_status_known_after_reap  (ProcwatchProcessMonitor *monitor);
+/* Whether the kernel keeps the status of a reaped process for holders of a
+ * pidfd (PIDFD_INFO_EXIT, Linux 6.15+, and the ioctl not filtered), which
+ * every backend reads where it holds a pidfd. */
+gboolean      test_kernel_keeps_exit_status (void);
 G_END_DECLS
