@@ -26,7 +26,7 @@ gboolean procwatch_proc_read_tgid        (GPid         pid,
                                           GPid        *tgid);
 gboolean procwatch_proc_read_ppid        (GPid         pid,
                                           GPid        *ppid);
-gboolean procwatch_proc_is_own_pid_ns    (void);
+gboolean procwatch_proc_is_own_pid_ns    (gboolean    *own);
 gboolean procwatch_proc_parse_stat       (const char  *text,
                                           gsize        length,
                                           char        *state,

@@ -115,8 +115,9 @@ procwatch_proc_find_int_field (const char *text,
  * shows are ours. A process in a new pid namespace may still have its
  * parent's /proc mounted: that one shows the outer pids. Our own entry there
  * lists one pid per namespace level between that /proc and ours. */
+/* Returns false with errno set if /proc cannot be read; *@own tells. */
 gboolean
-procwatch_proc_is_own_pid_ns (void)
+procwatch_proc_is_own_pid_ns (gboolean *own)
 {
   char text[4096];
   gssize length;
@@ -124,14 +125,18 @@ procwatch_proc_is_own_pid_ns (void)
   const char *line;
 
   length = procwatch_proc_read_file ("/proc/self/status", text, sizeof text);
-  if (length < 0 ||
-      !procwatch_proc_find_int_field (text, length, "Pid", &value) ||
-      value != getpid ())
+  if (length < 0)
     return FALSE;
+
+  *own = FALSE;
+  if (!procwatch_proc_find_int_field (text, length, "Pid", &value) ||
+      value != getpid ())
+    return TRUE;
 
   /* "NSpid:\t<pid>" alone: one level. Kernels before 4.1 have no NSpid
    * line, and no way to tell; the Pid above matched ours. */
   line = strstr (text, "\nNSpid:");
+  *own = TRUE;
   if (line == NULL)
     return TRUE;
 
@@ -143,7 +148,16 @@ procwatch_proc_is_own_pid_ns (void)
   while (*line == ' ' || *line == '\t')
     line++;
 
-  return *line == '\n' || *line == '\0';
+  *own = *line == '\n' || *line == '\0';
+  return TRUE;
+}
+
+static gboolean
+proc_is_known_own (void)
+{
+  gboolean own = FALSE;
+
+  return procwatch_proc_is_own_pid_ns (&own) && own;
 }
 
 /* The "Pid:" of a pidfd: -1 once the process has been reaped (Linux 5.10+),
@@ -169,7 +183,7 @@ procwatch_proc_read_fdinfo_pid (int   fd,
       value < -1 || value > G_MAXINT)
     return FALSE;
 
-  if (value > 0 && !procwatch_proc_is_own_pid_ns ())
+  if (value > 0 && !proc_is_known_own ())
     value = 0;
 
   *pid = (GPid) value;
@@ -214,7 +228,7 @@ gboolean
 procwatch_proc_read_ppid (GPid  pid,
                           GPid *ppid)
 {
-  return procwatch_proc_is_own_pid_ns () &&
+  return proc_is_known_own () &&
          read_status_pid_field (pid, "PPid", ppid);
 }
 

@@ -28,9 +28,26 @@ open_task_dir (GPid     pid,
 {
   g_autofree char *what = NULL;
   char path[64];
+  gboolean own_proc = FALSE;
   int saved_errno;
   GPid tgid = pid;
   int fd;
+
+  if (!procwatch_proc_is_own_pid_ns (&own_proc))
+    {
+      procwatch_set_error_from_errno (error, errno, pid, "cannot read /proc/self/status");
+      return -1;
+    }
+
+  /* A /proc of another pid namespace (a process that made a new one and
+   * kept its parent's /proc) shows another process under our pid number. */
+  if (!own_proc)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "Cannot watch process %d: /proc belongs to another pid namespace",
+                   (int) pid);
+      return -1;
+    }
 
   if (procwatch_proc_read_tgid (pid, &tgid) && tgid != pid)
     g_snprintf (path, sizeof path, "/proc/%d/task/%d", (int) tgid, (int) pid);
