@@ -90,7 +90,15 @@ procwatch_process_class_init (ProcwatchProcessClass *klass)
    * The process id, as seen from the pid namespace of the monitor.
    *
    * It is 0 when the process was watched through a pidfd whose process had
-   * already been reaped, or lives in a pid namespace that cannot see it.
+   * already been reaped, or lives in a pid namespace that cannot see it, or
+   * when it cannot be told (before Linux 6.13, in a process whose /proc
+   * belongs to another pid namespace). It is never a pid of another
+   * namespace.
+   *
+   * A process with pid 0 cannot be unwatched by pid
+   * ([method@Procwatch.ProcessMonitor.unwatch] with 0 returns false): it is
+   * watched until it is reaped, or until the monitor is closed or its watch
+   * of this object is stopped.
    */
   properties[PROP_PID] =
     g_param_spec_int ("pid", NULL, NULL,
