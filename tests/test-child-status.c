@@ -191,6 +191,43 @@ watch_or_fail (ProcwatchProcessMonitor *monitor,
   g_assert_nonnull (process);
 }
 
+/* Forks N_CHILDREN children of varied fates, each watched (and, with
+ * @on_exit, child-watched) before it may exit; their control fds go to
+ * @controls, to be closed all at once. */
+static void
+start_watched_children (Scenario        *scenario,
+                        GArray          *pids,
+                        GArray          *controls,
+                        GChildWatchFunc  on_exit)
+{
+  guint i;
+
+  for (i = 0; i < N_CHILDREN; i++)
+    {
+      int control;
+      int code;
+      int sig;
+      GPid pid;
+
+      child_fate (i, &code, &sig);
+      pid = fork_blocked_child (code, sig, &control);
+      watch_or_fail (scenario->monitor, pid);
+      if (on_exit != NULL)
+        g_child_watch_add (pid, on_exit, scenario);
+      g_array_append_val (pids, pid);
+      g_array_append_val (controls, control);
+    }
+}
+
+static void
+close_all (GArray *controls)
+{
+  guint i;
+
+  for (i = 0; i < controls->len; i++)
+    close (g_array_index (controls, int, i));
+}
+
 /* Children of GSubprocess, which reaps them in GLib's worker thread. */
 static void
 on_subprocess_done (GObject      *object,
@@ -272,27 +309,10 @@ test_child_watch (void)
   g_autoptr(GArray) pids = g_array_new (FALSE, FALSE, sizeof (GPid));
   g_autoptr(GArray) controls = g_array_new (FALSE, FALSE, sizeof (int));
   Scenario scenario;
-  guint i;
 
   scenario_init (&scenario);
-
-  for (i = 0; i < N_CHILDREN; i++)
-    {
-      int control;
-      int code;
-      int sig;
-      GPid pid;
-
-      child_fate (i, &code, &sig);
-      pid = fork_blocked_child (code, sig, &control);
-      watch_or_fail (scenario.monitor, pid);
-      g_child_watch_add (pid, on_child_watch, &scenario);
-      g_array_append_val (pids, pid);
-      g_array_append_val (controls, control);
-    }
-
-  for (i = 0; i < controls->len; i++)
-    close (g_array_index (controls, int, i));
+  start_watched_children (&scenario, pids, controls, on_child_watch);
+  close_all (controls);
 
   test_run_until_count (NULL, &scenario.recorder->n_reaped, N_CHILDREN);
   test_run_until_count (NULL, &scenario.n_truths, N_CHILDREN);
@@ -330,28 +350,11 @@ test_waitpid_thread (void)
   g_autoptr(GArray) controls = g_array_new (FALSE, FALSE, sizeof (int));
   GThread *reaper;
   Scenario scenario;
-  guint i;
 
   scenario_init (&scenario);
-
-  for (i = 0; i < N_CHILDREN; i++)
-    {
-      int control;
-      int code;
-      int sig;
-      GPid pid;
-
-      child_fate (i, &code, &sig);
-      pid = fork_blocked_child (code, sig, &control);
-      watch_or_fail (scenario.monitor, pid);
-      g_array_append_val (pids, pid);
-      g_array_append_val (controls, control);
-    }
-
+  start_watched_children (&scenario, pids, controls, NULL);
   reaper = g_thread_new ("reaper", reap_all, &scenario);
-
-  for (i = 0; i < controls->len; i++)
-    close (g_array_index (controls, int, i));
+  close_all (controls);
 
   test_run_until_count (NULL, &scenario.recorder->n_reaped, N_CHILDREN);
   g_thread_join (reaper);
