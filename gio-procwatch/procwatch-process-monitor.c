@@ -18,7 +18,8 @@
  * A `ProcwatchProcessMonitor` watches any processes the caller can see, not
  * only its own children. For each watched process it emits
  * [signal@Procwatch.ProcessMonitor::exited] once the process has terminated
- * and is a zombie, then [signal@Procwatch.ProcessMonitor::reaped] once its
+ * (a zombie, or already reaped if its parent was quicker than the
+ * monitor), then [signal@Procwatch.ProcessMonitor::reaped] once its
  * parent has collected it and its pid is free. Each signal is emitted exactly
  * once per process, "exited" always first, even when the kernel reports both
  * at the same time.
@@ -32,8 +33,9 @@
  * [class@Gio.Subprocess] and applications that call `waitpid()` themselves.
  *
  * All watched processes share one [struct@GLib.Source] with one epoll file
- * descriptor, so an iteration of the main loop costs the same whether no
- * process or ten thousand are watched.
+ * descriptor (none with the "poll" backend, which only probes), so an
+ * iteration of the main loop costs the same whether no process or ten
+ * thousand are watched.
  *
  * Signals are emitted, and asynchronous waits complete, in the thread-default
  * main context of the thread that created the monitor (see
