@@ -113,42 +113,31 @@ procwatch_proc_find_int_field (const char *text,
 
 /* Whether /proc is the one of our own pid namespace, so that the pids it
  * shows are ours. A process in a new pid namespace may still have its
- * parent's /proc mounted: that one shows the outer pids. Our own entry there
- * lists one pid per namespace level between that /proc and ours. */
-/* Returns false with errno set if /proc cannot be read; *@own tells. */
+ * parent's /proc mounted: that one shows the outer pids, and /proc/self
+ * there names us by our outer pid (or by nothing, in the /proc of a
+ * namespace that cannot see us). One readlink, no fd: this is asked at
+ * every watch of the /proc backends. Returns false with errno set if /proc
+ * cannot be asked; *@own tells. */
 gboolean
 procwatch_proc_is_own_pid_ns (gboolean *own)
 {
-  char text[4096];
+  char target[32];
   gssize length;
   gint64 value;
-  const char *line;
 
-  length = procwatch_proc_read_file ("/proc/self/status", text, sizeof text);
+  length = readlink ("/proc/self", target, sizeof target - 1);
   if (length < 0)
-    return FALSE;
+    {
+      if (errno != ENOENT)
+        return FALSE;
 
-  *own = FALSE;
-  if (!procwatch_proc_find_int_field (text, length, "Pid", &value) ||
-      value != getpid ())
-    return TRUE;
+      *own = FALSE;
+      return TRUE;
+    }
 
-  /* "NSpid:\t<pid>" alone: one level. Kernels before 4.1 have no NSpid
-   * line, and no way to tell; the Pid above matched ours. */
-  line = strstr (text, "\nNSpid:");
-  *own = TRUE;
-  if (line == NULL)
-    return TRUE;
-
-  line += strlen ("\nNSpid:");
-  while (*line == ' ' || *line == '\t')
-    line++;
-  while (g_ascii_isdigit (*line))
-    line++;
-  while (*line == ' ' || *line == '\t')
-    line++;
-
-  *own = *line == '\n' || *line == '\0';
+  target[length] = '\0';
+  *own = g_ascii_string_to_signed (target, 10, 1, G_MAXINT, &value, NULL) &&
+         value == getpid ();
   return TRUE;
 }
 
