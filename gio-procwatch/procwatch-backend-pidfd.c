@@ -386,6 +386,30 @@ pidfd_needs_probe (const ProcwatchBackend *backend,
   return state == PROCWATCH_PROCESS_STATE_EXITED && !reap_raises_hup;
 }
 
+/* Whether /proc shows the process of @handle as a zombie (state Z), read by
+ * pid number and so trusted only while the pidfd shows it unreaped. */
+static gboolean
+is_zombie (const ProcwatchHandle *handle)
+{
+  char path[64];
+  char text[1024];
+  gint64 num_threads;
+  gssize length;
+  gboolean own_proc = FALSE;
+  char state;
+
+  if (handle->pid <= 0 || !procwatch_proc_is_own_pid_ns (&own_proc) || !own_proc)
+    return FALSE;
+
+  g_snprintf (path, sizeof path, "/proc/%d/stat", (int) handle->pid);
+  length = procwatch_proc_read_file (path, text, sizeof text);
+
+  return length > 0 &&
+         procwatch_proc_parse_stat (text, length, &state, &num_threads) &&
+         state == 'Z' &&
+         !procwatch_pidfd_is_reaped (handle->fd);
+}
+
 /* Whether @handle is a child of ours that has exited, but whose exit cannot
  * be reported with its status yet: another thread of ours (GLib's child
  * watch, GSubprocess, a waitpid (-1) loop) has begun to reap it, so
@@ -417,7 +441,13 @@ child_exit_pending (const ProcwatchHandle *handle)
     return FALSE;
 
   /* A subreaper may have adopted it since it was watched. */
-  return handle->child || parent_is_us (handle->fd, handle->pid);
+  if (!handle->child && !parent_is_us (handle->fd, handle->pid))
+    return FALSE;
+
+  /* A zombie that a tracer other than us holds is hidden from waitid()
+   * until the tracer lets go, which may take long: that exit is reported
+   * now, without a status. A reap under way shows state X (dead). */
+  return !is_zombie (handle);
 }
 
 static ProcwatchProcessState

@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -433,6 +434,76 @@ test_reaped_before_looked (gconstpointer data)
     }
 }
 
+/* A child of ours traced by another process: once it has exited, only the
+ * tracer sees the zombie until it lets go. Its exit is reported all the
+ * same, at once, without a status; the status follows where the kernel
+ * keeps it once the child is reaped. */
+static void
+test_traced_child (void)
+{
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
+  g_autoptr(ProcwatchProcess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  int hold[2];
+  int ready[2];
+  char byte = 0;
+  int control;
+  int status;
+  GPid tracer;
+  GPid pid;
+
+  pid = fork_blocked_child (4, 0, &control);
+  process = procwatch_process_monitor_watch_pid (monitor, pid, &error);
+  g_assert_no_error (error);
+
+  g_assert_no_errno (pipe2 (hold, O_CLOEXEC));
+  g_assert_no_errno (pipe2 (ready, O_CLOEXEC));
+  tracer = fork ();
+  g_assert_cmpint (tracer, >=, 0);
+  if (tracer == 0)
+    {
+      char result = ptrace (PTRACE_SEIZE, pid, NULL, NULL) == 0 ? 'y' : 'n';
+
+      close (control);
+      close (hold[1]);
+      if (write (ready[1], &result, 1) != 1)
+        _exit (1);
+      /* Holds the zombie until the test closes the pipe. */
+      while (read (hold[0], &byte, 1) < 0 && errno == EINTR)
+        ;
+      _exit (0);
+    }
+  close (hold[0]);
+  close (ready[1]);
+  g_assert_cmpint (read (ready[0], &byte, 1), ==, 1);
+  close (ready[0]);
+
+  if (byte != 'y')
+    {
+      close (hold[1]);
+      close (control);
+      g_assert_cmpint (waitpid (tracer, NULL, 0), ==, tracer);
+      g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+      g_test_skip ("Cannot ptrace a sibling process here");
+      return;
+    }
+
+  close (control);
+  test_run_until_count (NULL, &recorder->n_exited, 1);
+  g_assert_cmpuint (recorder->n_reaped, ==, 0);
+  g_assert_false (g_array_index (recorder->events, TestEvent, 0).had_status);
+
+  close (hold[1]);
+  g_assert_cmpint (waitpid (tracer, NULL, 0), ==, tracer);
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 4);
+  test_run_until_count (NULL, &recorder->n_reaped, 1);
+
+  if (status_promised_at_exited (monitor))
+    g_assert_cmpint (procwatch_process_get_status (process), ==, status);
+}
+
 /* The same reaped process watched twice through pidfds is one object, on
  * every backend, with its status where the kernel keeps it. */
 static void
@@ -664,6 +735,7 @@ main (int    argc,
                         GINT_TO_POINTER (FALSE), test_reaped_before_looked);
   g_test_add_data_func ("/child-status/reaped-before-looked/by-pidfd",
                         GINT_TO_POINTER (TRUE), test_reaped_before_looked);
+  g_test_add_func ("/child-status/traced-child", test_traced_child);
   g_test_add_func ("/child-status/reaped-pidfd-twice", test_reaped_pidfd_twice);
   g_test_add_func ("/child-status/two-free-fds", test_two_free_fds);
   g_test_add_func ("/child-status/pid-namespace", test_pid_namespace);
