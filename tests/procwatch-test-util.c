@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "procwatch-linux-private.h"
 #include "procwatch-test-util.h"
 
 #define TEST_DEADLINE_SECONDS 60
@@ -525,7 +526,7 @@ test_init (int    *argc,
 gboolean
 test_have_pidfd (void)
 {
-  int pidfd = (int) syscall (SYS_pidfd_open, getpid (), 0);
+  int pidfd = procwatch_pidfd_open (getpid (), 0);
 
   if (pidfd < 0)
     return FALSE;
@@ -537,13 +538,7 @@ test_have_pidfd (void)
 static gboolean
 kernel_keeps_exit_status (void)
 {
-  struct
-  {
-    guint64 mask;
-    guint64 cgroupid;
-    guint32 ids[11];
-    gint32 exit_code;
-  } info;
+  struct procwatch_pidfd_info info;
   int pidfd;
   pid_t pid;
   int ret;
@@ -553,7 +548,7 @@ kernel_keeps_exit_status (void)
   if (pid == 0)
     _exit (42);
 
-  pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+  pidfd = procwatch_pidfd_open (pid, 0);
   if (pidfd < 0)
     {
       waitpid (pid, NULL, 0);
@@ -562,11 +557,11 @@ kernel_keeps_exit_status (void)
   g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
 
   memset (&info, 0, sizeof info);
-  info.mask = 1 << 3;
-  ret = ioctl (pidfd, _IOWR (0xFF, 11, info), &info);
+  info.mask = PIDFD_INFO_EXIT;
+  ret = ioctl (pidfd, PROCWATCH_PIDFD_GET_INFO, &info);
   close (pidfd);
 
-  return ret == 0 && (info.mask & (1 << 3)) != 0 && info.exit_code == 42 << 8;
+  return ret == 0 && (info.mask & PIDFD_INFO_EXIT) != 0 && info.exit_code == 42 << 8;
 }
 
 gboolean

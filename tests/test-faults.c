@@ -15,11 +15,11 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "fault-inject.h"
+#include "procwatch-linux-private.h"
 #include "procwatch-test-util.h"
 
 static gboolean
@@ -566,7 +566,7 @@ test_hidepid (void)
 
           if (test_have_pidfd ())
             {
-              int pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+              int pidfd = procwatch_pidfd_open (pid, 0);
 
               process = procwatch_process_monitor_watch_pidfd (monitor, pidfd, &error);
               g_assert_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED);

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "procwatch-linux-private.h"
 #include "procwatch-test-util.h"
 
 static TestProcessKind
@@ -306,7 +307,7 @@ test_watch_twice (gconstpointer data)
 
   if (test_have_pidfd ())
     {
-      pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+      pidfd = procwatch_pidfd_open (pid, 0);
       g_assert_cmpint (pidfd, >=, 0);
       by_pidfd = procwatch_process_monitor_watch_pidfd (monitor, pidfd, &error);
       g_assert_no_error (error);
@@ -368,7 +369,7 @@ test_watch_pidfd (gconstpointer data)
   if (test_skip_without_pidfd ())
     return;
 
-  pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+  pidfd = procwatch_pidfd_open (pid, 0);
   g_assert_cmpint (pidfd, >=, 0);
   process = procwatch_process_monitor_watch_pidfd (monitor, pidfd, &error);
   g_assert_no_error (error);
@@ -397,7 +398,7 @@ test_watch_pidfd_of_reaped (gconstpointer data)
   if (test_skip_without_pidfd ())
     return;
 
-  pidfd = (int) syscall (SYS_pidfd_open, test_process_get_pid (target), 0);
+  pidfd = procwatch_pidfd_open (test_process_get_pid (target), 0);
   g_assert_cmpint (pidfd, >=, 0);
   test_process_exit (target, 4);
   test_process_reap (target);
@@ -820,7 +821,7 @@ test_no_fd_leak (gconstpointer data)
         {
           g_autoptr(ProcwatchProcess) again = NULL;
 
-          pidfd = (int) syscall (SYS_pidfd_open, test_process_get_pid (target), 0);
+          pidfd = procwatch_pidfd_open (test_process_get_pid (target), 0);
           again = procwatch_process_monitor_watch_pidfd (monitor, pidfd, &error);
           g_assert_no_error (error);
           close (pidfd);

@@ -14,10 +14,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "procwatch-linux-private.h"
 #include "procwatch-test-util.h"
 
 /* A child that exits with the code written to its pipe. */
@@ -194,7 +194,7 @@ reuse_after_watch_by_pidfd (void)
   GPid pid = old_child.pid;
   int pidfd;
 
-  pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+  pidfd = procwatch_pidfd_open (pid, 0);
   g_assert_cmpint (pidfd, >=, 0);
   old_process = procwatch_process_monitor_watch_pidfd (monitor, pidfd, &error);
   g_assert_no_error (error);
@@ -204,7 +204,7 @@ reuse_after_watch_by_pidfd (void)
   g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
   new_child = start_child_with_pid (pid);
 
-  pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+  pidfd = procwatch_pidfd_open (pid, 0);
   g_assert_cmpint (pidfd, >=, 0);
   new_process = procwatch_process_monitor_watch_pidfd (monitor, pidfd, &error);
   g_assert_no_error (error);

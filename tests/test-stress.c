@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "procwatch-linux-private.h"
 #include "procwatch-test-util.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -503,7 +504,7 @@ test_watch_unwatch_cycles (void)
   g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
   g_autoptr(TestProcess) target = test_process_spawn (TEST_PROCESS_CHILD);
   GPid pid = test_process_get_pid (target);
-  int pidfd = test_have_pidfd () ? (int) syscall (SYS_pidfd_open, pid, 0) : -1;
+  int pidfd = test_have_pidfd () ? procwatch_pidfd_open (pid, 0) : -1;
   gsize rss_warm = 0;
   guint fds_warm = 0;
   gsize rss_end;
