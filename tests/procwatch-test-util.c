@@ -6,10 +6,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -583,4 +586,86 @@ test_skip_without_pidfd (void)
 
   g_test_skip ("pidfd_open() is not available here");
   return TRUE;
+}
+
+/* A /proc of our own, in a private mount tree, which needs "/" to be a
+ * mount point: not so in a plain chroot, where this fails (EINVAL). */
+const char *
+test_mount_private_proc (const char *options)
+{
+  if (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+    return "making the mount tree private";
+  if (mount ("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, options) != 0)
+    return "mounting /proc";
+  return NULL;
+}
+
+static void
+report_setup (int         fd,
+              const char *failed)
+{
+  char message[256];
+  int length;
+
+  if (failed == NULL)
+    return;
+
+  length = snprintf (message, sizeof message, "%s: %s", failed, strerror (errno));
+  if (length > 0 && write (fd, message, MIN ((size_t) length, sizeof message - 1)) < 0)
+    _exit (1);
+}
+
+/* Whether unshare (@flags) and then @setup succeed here: tried in a
+ * throw-away child (with CLONE_NEWPID, in its first child, the new
+ * namespace's pid 1), so that a test can skip, saying why in *@why, where
+ * a chroot, a container or a missing privilege refuses what it needs. */
+gboolean
+test_can_unshare (int                  flags,
+                  TestNamespaceSetup   setup,
+                  gconstpointer        user_data,
+                  char               **why)
+{
+  char message[256];
+  gssize length;
+  int fds[2];
+  int status;
+  pid_t pid;
+
+  g_assert_no_errno (pipe2 (fds, O_CLOEXEC));
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      pid_t init;
+
+      close (fds[0]);
+      if (unshare (flags) != 0)
+        {
+          report_setup (fds[1], "unshare");
+          _exit (0);
+        }
+
+      init = (flags & CLONE_NEWPID) != 0 ? fork () : 0;
+      if (init < 0)
+        report_setup (fds[1], "starting a process in the new pid namespace");
+      else if (init == 0)
+        report_setup (fds[1], setup != NULL ? setup (user_data) : NULL);
+      else
+        waitpid (init, NULL, 0);
+      _exit (0);
+    }
+
+  close (fds[1]);
+  do
+    length = read (fds[0], message, sizeof message - 1);
+  while (length < 0 && errno == EINTR);
+  close (fds[0]);
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+
+  if (length <= 0)
+    return TRUE;
+
+  message[length] = '\0';
+  *why = g_strdup (message);
+  return FALSE;
 }

@@ -13,7 +13,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -222,28 +221,10 @@ reuse_after_watch_by_pidfd (void)
   test_run_until_count (NULL, &recorder->n_reaped, 2);
 }
 
-static gboolean
-can_make_pid_namespace (char **why)
+static const char *
+mount_namespace_proc (gconstpointer user_data)
 {
-  int status;
-  pid_t pid;
-
-  pid = fork ();
-  g_assert_cmpint (pid, >=, 0);
-  /* A private /proc needs a private mount tree, which needs "/" to be a
-   * mount point: not so in a plain chroot. */
-  if (pid == 0)
-    _exit (unshare (CLONE_NEWPID | CLONE_NEWNS) == 0 &&
-           mount ("none", "/", "none", MS_REC | MS_PRIVATE, NULL) == 0 ? 0 : errno);
-
-  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
-  if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
-    return TRUE;
-
-  *why = g_strdup_printf ("Cannot create a pid namespace with its own /proc here (%s): "
-                          "pid reuse cannot be forced",
-                          g_strerror (WEXITSTATUS (status)));
-  return FALSE;
+  return test_mount_private_proc (NULL);
 }
 
 /* Runs @scenario as pid 2 of a new pid namespace with its own /proc; pid 1
@@ -264,8 +245,7 @@ run_in_pid_namespace (void (*scenario) (void))
       pid_t runner;
       pid_t reaped;
 
-      if (mount ("none", "/", "none", MS_REC | MS_PRIVATE, NULL) != 0 ||
-          mount ("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+      if (mount_namespace_proc (NULL) != NULL)
         _exit (90);
 
       runner = fork ();
@@ -298,9 +278,10 @@ test_in_namespace (gconstpointer data)
   if (g_test_subprocess ())
     run_in_pid_namespace (scenario);
 
-  if (!can_make_pid_namespace (&why))
+  if (!test_can_unshare (CLONE_NEWPID | CLONE_NEWNS, mount_namespace_proc, NULL, &why))
     {
-      g_test_skip (why);
+      g_test_skip_printf ("cannot create a pid namespace with its own /proc here (%s): "
+                          "pid reuse cannot be forced", why);
       return;
     }
 

@@ -15,7 +15,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -638,66 +637,26 @@ write_file (const char *path,
   return ok;
 }
 
-/* As pid 1 of a new pid namespace: a /proc of its own and a small pid_max. */
-static gboolean
-setup_pid_namespace (void)
+/* As pid 1 of a new pid namespace: a /proc of its own and a small pid_max
+ * (per namespace since Linux 6.14). */
+static const char *
+setup_pid_namespace (gconstpointer user_data)
 {
+  const char *failed = test_mount_private_proc (NULL);
   char text[32];
 
-  if (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
-      mount ("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
-    return FALSE;
+  if (failed != NULL)
+    return failed;
 
   g_snprintf (text, sizeof text, "%d", NS_PID_MAX);
   if (!write_file ("/proc/sys/kernel/pid_max", text))
-    return FALSE;
+    return "setting the namespace's pid_max (Linux 6.14+)";
 
   /* Start right where the pids wrap to. */
-  return write_file ("/proc/sys/kernel/ns_last_pid", "299");
-}
+  if (!write_file ("/proc/sys/kernel/ns_last_pid", "299"))
+    return "setting ns_last_pid";
 
-/* Whether a private pid namespace with its own pid_max can be had here. */
-static gboolean
-can_have_pid_namespace (char **why)
-{
-  pid_t pid = fork ();
-  int status = 0;
-
-  g_assert_cmpint (pid, >=, 0);
-  if (pid == 0)
-    {
-      pid_t init;
-
-      if (unshare (CLONE_NEWPID | CLONE_NEWNS) != 0)
-        _exit (1);
-      init = fork ();
-      if (init < 0)
-        _exit (2);
-      if (init == 0)
-        _exit (setup_pid_namespace () ? 0 : 3);
-      if (waitpid (init, &status, 0) != init)
-        _exit (2);
-      _exit (WIFEXITED (status) ? WEXITSTATUS (status) : 2);
-    }
-
-  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
-  if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
-    return TRUE;
-
-  switch (WIFEXITED (status) ? WEXITSTATUS (status) : 2)
-    {
-    case 1:
-      *why = g_strdup ("cannot create a pid namespace (unshare: needs root or CAP_SYS_ADMIN)");
-      break;
-    case 3:
-      *why = g_strdup ("cannot mount /proc or set pid_max in a new pid namespace "
-                       "(pid_max is per namespace since Linux 6.14)");
-      break;
-    default:
-      *why = g_strdup ("cannot start a process in a new pid namespace");
-      break;
-    }
-  return FALSE;
+  return NULL;
 }
 
 static void
@@ -734,7 +693,7 @@ run_pid_reuse_in_namespace (void)
   guint reuses = 0;
   guint seq = 0;
 
-  g_assert_true (setup_pid_namespace ());
+  g_assert_null (setup_pid_namespace (NULL));
   g_assert_cmpint (getpid (), ==, 1);
 
   state.children = g_hash_table_new_full (NULL, NULL, g_object_unref, g_free);
@@ -863,9 +822,10 @@ test_pid_reuse (void)
       _exit (0);
     }
 
-  if (!can_have_pid_namespace (&why))
+  if (!test_can_unshare (CLONE_NEWPID | CLONE_NEWNS, setup_pid_namespace, NULL, &why))
     {
-      g_test_skip (why);
+      g_test_skip_printf ("cannot have a pid namespace with its own /proc and pid_max here: %s",
+                          why);
       return;
     }
 
