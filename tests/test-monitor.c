@@ -293,7 +293,7 @@ test_unwatch (Fixture       *fixture,
   test_process_exit (fixture->target, 0);
   test_process_reap (fixture->target);
 
-  /* The other fixture->monitor's reaped comes from the same kernel event. */
+  /* The other monitor's reaped comes from the same kernel event. */
   test_run_until_count (NULL, &sentinel_recorder->n_reaped, 1);
   test_drain_context (NULL);
   g_assert_cmpuint (fixture->recorder->events->len, ==, 0);
@@ -353,7 +353,7 @@ test_watch_after_reap_before_dispatch (Fixture       *fixture,
   test_process_exit (fixture->target, 0);
   test_process_reap (fixture->target);
 
-  /* The fixture->pid is free: watching it again must not hand out the old process. */
+  /* The pid is free: watching it again must not hand out the old process. */
   again = procwatch_process_monitor_watch_pid (fixture->monitor, fixture->pid, &error);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
   g_assert_null (again);
@@ -380,7 +380,7 @@ test_watch_pidfd (Fixture       *fixture,
   g_assert_no_error (error);
   g_assert_cmpint (procwatch_process_get_pid (process), ==, fixture->pid);
 
-  /* The fixture->monitor keeps its own duplicate. */
+  /* The monitor keeps its own duplicate. */
   g_assert_no_errno (close (pidfd));
 
   test_process_kill (fixture->target, SIGKILL);
@@ -786,7 +786,7 @@ test_no_fd_leak (Fixture       *fixture,
   guint fds_before;
   guint i;
 
-  /* The first watch creates the fixture->monitor's epoll instance. */
+  /* The first watch creates the monitor's epoll instance. */
   {
     g_autoptr(TestProcess) warmup = test_process_spawn (fixture->kind);
     g_autoptr(ProcwatchProcess) process =
@@ -1011,7 +1011,7 @@ test_out_of_fds (Fixture       *fixture,
   g_assert_null (failed);
   g_clear_error (&error);
 
-  /* The fixture->target process still reports while the table is full. */
+  /* The watched process still reports while the table is full. */
   test_process_exit (fixture->target, 0);
   test_run_until_count (NULL, &fixture->recorder->n_exited, 1);
 
@@ -1049,7 +1049,7 @@ test_coexists_with_child_watch (Fixture       *fixture,
   process = procwatch_process_monitor_watch_pid (fixture->monitor, pid, &error);
   g_assert_no_error (error);
 
-  /* GSubprocess reaps it; the fixture->monitor only looks. */
+  /* GSubprocess reaps it; the monitor only looks. */
   g_subprocess_wait_check_async (subprocess, NULL, (GAsyncReadyCallback) NULL, NULL);
   procwatch_process_monitor_wait_async (fixture->monitor, pid, NULL, on_wait_done, &wait);
   g_output_stream_close (g_subprocess_get_stdin_pipe (subprocess), NULL, NULL);
@@ -1066,7 +1066,7 @@ test_coexists_with_child_watch (Fixture       *fixture,
   if (procwatch_process_has_status (process))
     g_assert_cmpint (procwatch_process_get_exit_status (process), ==, 17);
 
-  /* GLib still got its status: the fixture->monitor did not steal the zombie. */
+  /* GLib still got its status: the monitor did not steal the zombie. */
   while (g_subprocess_get_identifier (subprocess) != NULL)
     g_main_context_iteration (NULL, TRUE);
   g_assert_cmpint (g_subprocess_get_exit_status (subprocess), ==, 17);
