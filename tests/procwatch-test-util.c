@@ -588,6 +588,49 @@ test_skip_without_pidfd (void)
   return TRUE;
 }
 
+/* Writes @text in one write(): /proc files take no temporary file, as
+ * g_file_set_contents() would make. Sets errno on failure. */
+gboolean
+test_write_proc_file (const char *path,
+                      const char *text)
+{
+  int fd = open (path, O_WRONLY | O_CLOEXEC);
+  gssize length = (gssize) strlen (text);
+  gboolean ok;
+
+  if (fd < 0)
+    return FALSE;
+
+  ok = write (fd, text, length) == length;
+  close (fd);
+  return ok;
+}
+
+/* unshare (@flags), for a user other than root inside a new user namespace
+ * of which it is root, as `unshare --map-root-user` does: unprivileged users
+ * may have pid and mount namespaces that way. */
+int
+test_unshare (int flags)
+{
+  uid_t uid = geteuid ();
+  gid_t gid = getegid ();
+  char map[64];
+
+  if (uid == 0)
+    return unshare (flags);
+
+  if (unshare (CLONE_NEWUSER | flags) != 0)
+    return -1;
+
+  snprintf (map, sizeof map, "0 %u 1", (unsigned int) uid);
+  if (!test_write_proc_file ("/proc/self/uid_map", map) ||
+      !test_write_proc_file ("/proc/self/setgroups", "deny"))
+    return -1;
+
+  snprintf (map, sizeof map, "0 %u 1", (unsigned int) gid);
+  return test_write_proc_file ("/proc/self/gid_map", map) ? 0 : -1;
+}
+
 /* A /proc of our own, in a private mount tree, which needs "/" to be a
  * mount point: not so in a plain chroot, where this fails (EINVAL). */
 const char *
@@ -639,7 +682,7 @@ test_can_unshare (int                  flags,
       pid_t init;
 
       close (fds[0]);
-      if (unshare (flags) != 0)
+      if (test_unshare (flags) != 0)
         {
           report_setup (fds[1], "unshare");
           _exit (0);

@@ -88,6 +88,9 @@ gboolean      test_skip_without_pidfd       (void);
  * with errno set. */
 typedef const char *(*TestNamespaceSetup) (gconstpointer user_data);
 
+gboolean      test_write_proc_file          (const char              *path,
+                                             const char              *text);
+int           test_unshare                  (int                      flags);
 const char   *test_mount_private_proc       (const char              *options);
 gboolean      test_can_unshare              (int                      flags,
                                              TestNamespaceSetup       setup,

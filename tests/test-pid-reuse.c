@@ -68,13 +68,8 @@ start_child_with_pid (GPid pid)
     {
       g_autofree char *last = g_strdup_printf ("%d", (int) pid - 1);
       Child child;
-      int fd;
 
-      /* Not g_file_set_contents(): /proc takes no temporary file. */
-      fd = open ("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
-      g_assert_cmpint (fd, >=, 0);
-      g_assert_cmpint (write (fd, last, strlen (last)), ==, (gssize) strlen (last));
-      close (fd);
+      g_assert_true (test_write_proc_file ("/proc/sys/kernel/ns_last_pid", last));
       child = start_child ();
       if (child.pid == pid)
         return child;
@@ -235,7 +230,7 @@ run_in_pid_namespace (void (*scenario) (void))
   int status = 0;
   pid_t init;
 
-  if (unshare (CLONE_NEWPID | CLONE_NEWNS) != 0)
+  if (test_unshare (CLONE_NEWPID | CLONE_NEWNS) != 0)
     g_error ("unshare: %s", g_strerror (errno));
 
   init = fork ();

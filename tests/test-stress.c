@@ -621,22 +621,6 @@ on_reuse_reaped (ProcwatchProcessMonitor *monitor,
   state->n_reaped++;
 }
 
-static gboolean
-write_file (const char *path,
-            const char *text)
-{
-  int fd = open (path, O_WRONLY | O_CLOEXEC);
-  gssize length = (gssize) strlen (text);
-  gboolean ok;
-
-  if (fd < 0)
-    return FALSE;
-
-  ok = write (fd, text, length) == length;
-  close (fd);
-  return ok;
-}
-
 /* As pid 1 of a new pid namespace: a /proc of its own and a small pid_max
  * (per namespace since Linux 6.14). */
 static const char *
@@ -649,11 +633,11 @@ setup_pid_namespace (gconstpointer user_data)
     return failed;
 
   g_snprintf (text, sizeof text, "%d", NS_PID_MAX);
-  if (!write_file ("/proc/sys/kernel/pid_max", text))
+  if (!test_write_proc_file ("/proc/sys/kernel/pid_max", text))
     return "setting the namespace's pid_max (Linux 6.14+)";
 
   /* Start right where the pids wrap to. */
-  if (!write_file ("/proc/sys/kernel/ns_last_pid", "299"))
+  if (!test_write_proc_file ("/proc/sys/kernel/ns_last_pid", "299"))
     return "setting ns_last_pid";
 
   return NULL;
@@ -801,7 +785,7 @@ test_pid_reuse (void)
       int status = 0;
 
       /* Our children are born into the namespace; the first is its pid 1. */
-      g_assert_no_errno (unshare (CLONE_NEWPID | CLONE_NEWNS));
+      g_assert_no_errno (test_unshare (CLONE_NEWPID | CLONE_NEWNS));
       init = fork ();
       g_assert_cmpint (init, >=, 0);
       if (init == 0)
