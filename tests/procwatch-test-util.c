@@ -578,6 +578,22 @@ test_status_known_after_reap (ProcwatchProcessMonitor *monitor)
   return keeps && g_str_equal (procwatch_process_monitor_get_backend (monitor), "pidfd");
 }
 
+ProcwatchProcess *
+test_watch_by_pidfd (ProcwatchProcessMonitor *monitor,
+                     GPid                     pid)
+{
+  g_autoptr(GError) error = NULL;
+  ProcwatchProcess *process;
+  int pidfd = procwatch_pidfd_open (pid, 0);
+
+  g_assert_no_errno (pidfd);
+  process = procwatch_process_monitor_watch_pidfd (monitor, pidfd, &error);
+  g_assert_no_error (error);
+  close (pidfd);
+
+  return process;
+}
+
 gboolean
 test_skip_without_pidfd (void)
 {

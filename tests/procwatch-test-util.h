@@ -83,6 +83,9 @@ G_END_DECLS
 G_BEGIN_DECLS
 gboolean      test_have_pidfd               (void);
 gboolean      test_skip_without_pidfd       (void);
+/* Watches @pid through a pidfd opened for the call and closed after it. */
+ProcwatchProcess *test_watch_by_pidfd       (ProcwatchProcessMonitor *monitor,
+                                             GPid                     pid);
 
 /* A step of setting up namespaces: returns NULL on success, or what failed
  * with errno set. */

@@ -235,7 +235,7 @@ test_autoreaped (Fixture       *fixture,
   g_autoptr(ProcwatchProcess) process = NULL;
   g_autoptr(GError) error = NULL;
 
-  process = procwatch_process_monitor_watch_pid (fixture->monitor, test_process_get_pid (fixture->target), &error);
+  process = procwatch_process_monitor_watch_pid (fixture->monitor, fixture->pid, &error);
   g_assert_no_error (error);
 
   /* Its parent ignores SIGCHLD: it is never a zombie, yet both signals come. */
@@ -308,7 +308,6 @@ test_watch_twice (Fixture       *fixture,
   g_autoptr(ProcwatchProcess) second = NULL;
   g_autoptr(ProcwatchProcess) by_pidfd = NULL;
   g_autoptr(GError) error = NULL;
-  int pidfd;
 
   first = procwatch_process_monitor_watch_pid (fixture->monitor, fixture->pid, &error);
   g_assert_no_error (error);
@@ -318,12 +317,8 @@ test_watch_twice (Fixture       *fixture,
 
   if (test_have_pidfd ())
     {
-      pidfd = procwatch_pidfd_open (fixture->pid, 0);
-      g_assert_cmpint (pidfd, >=, 0);
-      by_pidfd = procwatch_process_monitor_watch_pidfd (fixture->monitor, pidfd, &error);
-      g_assert_no_error (error);
+      by_pidfd = test_watch_by_pidfd (fixture->monitor, fixture->pid);
       g_assert_true (by_pidfd == first);
-      close (pidfd);
     }
 
   test_process_exit (fixture->target, 0);
@@ -401,7 +396,7 @@ test_watch_pidfd_of_reaped (Fixture       *fixture,
   if (test_skip_without_pidfd ())
     return;
 
-  pidfd = procwatch_pidfd_open (test_process_get_pid (fixture->target), 0);
+  pidfd = procwatch_pidfd_open (fixture->pid, 0);
   g_assert_cmpint (pidfd, >=, 0);
   test_process_exit (fixture->target, 4);
   test_process_reap (fixture->target);
@@ -435,7 +430,8 @@ test_many (Fixture       *fixture,
       g_autoptr(GError) error = NULL;
       ProcwatchProcess *process;
 
-      process = procwatch_process_monitor_watch_pid (fixture->monitor, test_process_get_pid (target), &error);
+      process = procwatch_process_monitor_watch_pid (fixture->monitor,
+                                                     test_process_get_pid (target), &error);
       g_assert_no_error (error);
       g_ptr_array_add (targets, target);
       g_ptr_array_add (processes, process);
@@ -480,8 +476,10 @@ test_many (Fixture       *fixture,
     {
       GPid pid = test_process_get_pid (g_ptr_array_index (targets, i));
 
-      g_assert_cmpuint (test_recorder_count (fixture->recorder, pid, PROCWATCH_PROCESS_STATE_EXITED), ==, 1);
-      g_assert_cmpuint (test_recorder_count (fixture->recorder, pid, PROCWATCH_PROCESS_STATE_REAPED), ==, 1);
+      g_assert_cmpuint (test_recorder_count (fixture->recorder, pid,
+                                             PROCWATCH_PROCESS_STATE_EXITED), ==, 1);
+      g_assert_cmpuint (test_recorder_count (fixture->recorder, pid,
+                                             PROCWATCH_PROCESS_STATE_REAPED), ==, 1);
     }
 }
 
@@ -522,7 +520,8 @@ test_wait_async (Fixture       *fixture,
 
   /* Not watched before: the wait watches it. */
   procwatch_process_monitor_wait_async (fixture->monitor, fixture->pid, NULL, on_wait_done, &first);
-  procwatch_process_monitor_wait_async (fixture->monitor, fixture->pid, NULL, on_wait_done, &second);
+  procwatch_process_monitor_wait_async (fixture->monitor, fixture->pid, NULL, on_wait_done,
+                                        &second);
   g_assert_false (first.done);
 
   test_process_exit (fixture->target, 12);
@@ -564,10 +563,12 @@ test_wait_async_cancel (Fixture       *fixture,
   WaitResult early = { 0 };
   WaitResult unwatched = { 0 };
 
-  procwatch_process_monitor_wait_async (fixture->monitor, fixture->pid, cancellable, on_wait_done, &cancelled);
+  procwatch_process_monitor_wait_async (fixture->monitor, fixture->pid, cancellable, on_wait_done,
+                                        &cancelled);
   procwatch_process_monitor_wait_async (fixture->monitor, fixture->pid, NULL, on_wait_done, &kept);
   g_cancellable_cancel (precancelled);
-  procwatch_process_monitor_wait_async (fixture->monitor, fixture->pid, precancelled, on_wait_done, &early);
+  procwatch_process_monitor_wait_async (fixture->monitor, fixture->pid, precancelled, on_wait_done,
+                                        &early);
 
   g_cancellable_cancel (cancellable);
   test_run_until (NULL, &cancelled.done);
@@ -588,7 +589,8 @@ test_wait_async_cancel (Fixture       *fixture,
 
     procwatch_process_monitor_wait_async (fixture->monitor, test_process_get_pid (other), NULL,
                                           on_wait_done, &unwatched);
-    g_assert_true (procwatch_process_monitor_unwatch (fixture->monitor, test_process_get_pid (other)));
+    g_assert_true (procwatch_process_monitor_unwatch (fixture->monitor,
+                                                      test_process_get_pid (other)));
     test_run_until (NULL, &unwatched.done);
     g_assert_error (unwatched.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   }
@@ -751,10 +753,11 @@ test_worker_thread (Fixture       *fixture,
   g_autoptr(ProcwatchProcess) process = NULL;
   g_autoptr(GError) error = NULL;
   ThreadState state = { 0 };
+  TestEvent *event;
 
   g_mutex_init (&state.lock);
   g_cond_init (&state.cond);
-  state.pid = test_process_get_pid (fixture->target);
+  state.pid = fixture->pid;
   state.thread = g_thread_new ("monitor", monitor_thread, &state);
 
   g_mutex_lock (&state.lock);
@@ -771,7 +774,8 @@ test_worker_thread (Fixture       *fixture,
 
   /* The main thread's monitor delivers in the main thread only. */
   test_run_until_count (NULL, &fixture->recorder->n_exited, 1);
-  g_assert_true (g_array_index (fixture->recorder->events, TestEvent, 0).thread == g_thread_self ());
+  event = &g_array_index (fixture->recorder->events, TestEvent, 0);
+  g_assert_true (event->thread == g_thread_self ());
 
   test_process_reap (fixture->target);
   test_run_until_count (NULL, &fixture->recorder->n_reaped, 1);
@@ -804,19 +808,16 @@ test_no_fd_leak (Fixture       *fixture,
       g_autoptr(TestProcess) target = test_process_spawn (fixture->kind);
       g_autoptr(ProcwatchProcess) process = NULL;
       g_autoptr(GError) error = NULL;
-      int pidfd;
 
-      process = procwatch_process_monitor_watch_pid (fixture->monitor, test_process_get_pid (target), &error);
+      process = procwatch_process_monitor_watch_pid (fixture->monitor,
+                                                     test_process_get_pid (target), &error);
       g_assert_no_error (error);
 
       if (i % 3 == 0 && test_have_pidfd ())
         {
           g_autoptr(ProcwatchProcess) again = NULL;
 
-          pidfd = procwatch_pidfd_open (test_process_get_pid (target), 0);
-          again = procwatch_process_monitor_watch_pidfd (fixture->monitor, pidfd, &error);
-          g_assert_no_error (error);
-          close (pidfd);
+          again = test_watch_by_pidfd (fixture->monitor, test_process_get_pid (target));
         }
 
       if (i % 5 == 0)
@@ -921,7 +922,7 @@ test_errors (Fixture       *fixture,
   guint fds_before;
   int fd;
 
-  process = procwatch_process_monitor_watch_pid (fixture->monitor, test_process_get_pid (fixture->target), &error);
+  process = procwatch_process_monitor_watch_pid (fixture->monitor, fixture->pid, &error);
   g_assert_no_error (error);
   fds_before = test_count_open_fds ();
 
@@ -937,7 +938,8 @@ test_errors (Fixture       *fixture,
 
   test_process_exit (gone, 0);
   test_process_reap (gone);
-  failed = procwatch_process_monitor_watch_pid (fixture->monitor, test_process_get_pid (gone), &error);
+  failed = procwatch_process_monitor_watch_pid (fixture->monitor, test_process_get_pid (gone),
+                                                &error);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
   assert_error_names_pid (error, test_process_get_pid (gone));
   g_clear_error (&error);
@@ -991,7 +993,7 @@ test_out_of_fds (Fixture       *fixture,
   guint i;
   int fd;
 
-  process = procwatch_process_monitor_watch_pid (fixture->monitor, test_process_get_pid (fixture->target), &error);
+  process = procwatch_process_monitor_watch_pid (fixture->monitor, fixture->pid, &error);
   g_assert_no_error (error);
 
   /* Fill the table up to a lowered limit, so the next fd cannot be had. */
@@ -1005,7 +1007,8 @@ test_out_of_fds (Fixture       *fixture,
   g_assert_cmpint (errno, ==, EMFILE);
   fds_before += fillers->len;
 
-  failed = procwatch_process_monitor_watch_pid (fixture->monitor, test_process_get_pid (refused), &error);
+  failed = procwatch_process_monitor_watch_pid (fixture->monitor, test_process_get_pid (refused),
+                                                &error);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_TOO_MANY_OPEN_FILES);
   assert_error_names_pid (error, test_process_get_pid (refused));
   g_assert_null (failed);
@@ -1024,7 +1027,8 @@ test_out_of_fds (Fixture       *fixture,
   g_assert_no_errno (setrlimit (RLIMIT_NOFILE, &saved));
 
   /* Once fds are free again, watching works. */
-  later = procwatch_process_monitor_watch_pid (fixture->monitor, test_process_get_pid (refused), &error);
+  later = procwatch_process_monitor_watch_pid (fixture->monitor, test_process_get_pid (refused),
+                                               &error);
   g_assert_no_error (error);
   test_process_exit (refused, 0);
   test_process_reap (refused);
@@ -1042,7 +1046,8 @@ test_coexists_with_child_watch (Fixture       *fixture,
   WaitResult wait = { 0 };
   GPid pid;
 
-  subprocess = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE, &error, "sh", "-c", "read x; exit 17", NULL);
+  subprocess = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE, &error, "sh", "-c",
+                                 "read x; exit 17", NULL);
   g_assert_no_error (error);
   pid = (GPid) g_ascii_strtoll (g_subprocess_get_identifier (subprocess), NULL, 10);
 

@@ -58,6 +58,17 @@ end_child (Child        *child,
   close (child->control);
 }
 
+/* Ends @child and reaps it, with no status kept. */
+static void
+end_and_reap_child (Child        *child,
+                    unsigned char code)
+{
+  GPid pid = child->pid;
+
+  end_child (child, code);
+  g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+}
+
 /* A new child with exactly the pid @pid, which must be free. */
 static Child
 start_child_with_pid (GPid pid)
@@ -154,8 +165,7 @@ reuse_after_dispatch (void)
 
   /* The new process appears before the old one's reap is seen: the old
    * watch must report the old process only, and not hold on to the pid. */
-  end_child (&old_child, 0);
-  g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+  end_and_reap_child (&old_child, 0);
   new_child = start_child_with_pid (pid);
 
   test_run_until_count (NULL, &recorder->n_reaped, 1);
@@ -169,8 +179,7 @@ reuse_after_dispatch (void)
   g_assert_no_error (error);
   g_assert_true (new_process != old_process);
 
-  end_child (&new_child, 0);
-  g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+  end_and_reap_child (&new_child, 0);
   test_run_until_count (NULL, &recorder->n_reaped, 2);
   g_assert_true (g_array_index (recorder->events, TestEvent, 3).process == new_process);
 }
@@ -186,23 +195,13 @@ reuse_after_watch_by_pidfd (void)
   Child old_child = start_child ();
   Child new_child;
   GPid pid = old_child.pid;
-  int pidfd;
 
-  pidfd = procwatch_pidfd_open (pid, 0);
-  g_assert_cmpint (pidfd, >=, 0);
-  old_process = procwatch_process_monitor_watch_pidfd (monitor, pidfd, &error);
-  g_assert_no_error (error);
-  close (pidfd);
+  old_process = test_watch_by_pidfd (monitor, pid);
 
-  end_child (&old_child, 0);
-  g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+  end_and_reap_child (&old_child, 0);
   new_child = start_child_with_pid (pid);
 
-  pidfd = procwatch_pidfd_open (pid, 0);
-  g_assert_cmpint (pidfd, >=, 0);
-  new_process = procwatch_process_monitor_watch_pidfd (monitor, pidfd, &error);
-  g_assert_no_error (error);
-  close (pidfd);
+  new_process = test_watch_by_pidfd (monitor, pid);
   g_assert_true (new_process != old_process);
 
   test_run_until_count (NULL, &recorder->n_reaped, 1);
@@ -211,8 +210,7 @@ reuse_after_watch_by_pidfd (void)
   g_assert_true (g_array_index (recorder->events, TestEvent, 1).process == old_process);
   g_assert_cmpint (procwatch_process_get_state (new_process), ==, PROCWATCH_PROCESS_STATE_RUNNING);
 
-  end_child (&new_child, 0);
-  g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+  end_and_reap_child (&new_child, 0);
   test_run_until_count (NULL, &recorder->n_reaped, 2);
 }
 
