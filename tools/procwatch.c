@@ -230,9 +230,13 @@ watch_by_pid (Tool         *tool,
 
   process = procwatch_process_monitor_watch_pid (tool->monitor, target->pid, error);
   if (process == NULL)
-    return classify_error (*error);
+    {
+      g_clear_pointer (&target->name, g_free);
+      return classify_error (*error);
+    }
 
-  target->name = tool_read_comm (target->pid);
+  if (target->name == NULL)
+    target->name = tool_read_comm (target->pid);
   add_target (tool, process, target);
   return WATCH_OK;
 }
@@ -339,11 +343,13 @@ watch_pidfd_or_pid (Tool     *tool,
 
 /* Opens the process's pidfd ourselves: the pidfs inode can then be checked
  * against PID:INODE before the library sees the process, with no window in
- * which the pid could be reused, and printed for --verbose. */
+ * which the pid could be reused, and printed for --verbose. @name, if not
+ * NULL, is the process's name, known without reading /proc. */
 static WatchResult
 watch_target (Tool        *tool,
               GPid         pid,
               guint64      want_inode,
+              const char  *name,
               GError     **error)
 {
   g_autoptr(ProcwatchProcess) process = NULL;
@@ -356,7 +362,10 @@ watch_target (Tool        *tool,
     {
       result = pidfd_open_error (pid, want_inode, errno, error);
       if (result == WATCH_OK)
-        return watch_by_pid (tool, &target, error);
+        {
+          target.name = g_strdup (name);
+          return watch_by_pid (tool, &target, error);
+        }
       return result;
     }
 
@@ -369,8 +378,9 @@ watch_target (Tool        *tool,
 
   /* The name is read by number; it is the process's own only while the
    * pidfd shows the pid still taken by it. */
-  target.name = tool_read_comm (pid);
-  if (target.name != NULL && tool_pidfd_is_reaped (fd))
+  if (name != NULL)
+    target.name = g_strdup (name);
+  else if ((target.name = tool_read_comm (pid)) != NULL && tool_pidfd_is_reaped (fd))
     g_clear_pointer (&target.name, g_free);
 
   process = watch_pidfd_or_pid (tool, fd, pid, error);
@@ -523,11 +533,25 @@ on_sighup (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
+/* The name the kernel gives the command: the base name of the file it
+ * runs, cut to 15 bytes (TASK_COMM_LEN). Not read from /proc: g_spawn
+ * returns as soon as the child has left our memory, which exec does before
+ * it renames the child, so /proc may still say "procwatch". */
+static char *
+command_name (const char *program)
+{
+  g_autofree char *path = g_find_program_in_path (program);
+  g_autofree char *base = g_path_get_basename (path != NULL ? path : program);
+
+  return g_strndup (base, 15);
+}
+
 static int
 run_command (Tool   *tool,
              char  **command_argv)
 {
   g_autoptr(GError) error = NULL;
+  g_autofree char *name = NULL;
   GPid pid;
 
   /* Installed first: a signal that comes once the command runs is passed on. */
@@ -547,7 +571,8 @@ run_command (Tool   *tool,
   tool->command_pid = pid;
   g_signal_connect_after (tool->monitor, "exited", G_CALLBACK (on_command_exited), tool);
 
-  switch (watch_target (tool, pid, 0, &error))
+  name = command_name (command_argv[0]);
+  switch (watch_target (tool, pid, 0, name, &error))
     {
     case WATCH_OK:
       break;
@@ -665,7 +690,7 @@ watch_all (Tool     *tool,
       /* A process found by name that ended since is what -e allows. */
       gboolean named = i >= pids->len - n_named;
 
-      switch (watch_target (tool, pid, g_array_index (inodes, guint64, i), &error))
+      switch (watch_target (tool, pid, g_array_index (inodes, guint64, i), NULL, &error))
         {
         case WATCH_OK:
           break;
