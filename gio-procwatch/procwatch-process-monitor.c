@@ -78,6 +78,9 @@ struct _ProcwatchProcessMonitor
 
   GSequence *probe_queue;
 
+  /* Watches dropped while epoll refused to let go of their handle. */
+  GPtrArray *lingering;
+
   /* Shared with dispatches under way: false once the monitor is disposed. */
   gboolean *alive;
 };
@@ -294,12 +297,30 @@ drop_watch (ProcwatchProcessMonitor *self,
   unlink_watch (self, watch);
   unschedule_probe (self, watch);
 
-  if (self->backend->handles_pollable)
-    procwatch_source_remove_handle (self->source, watch->handle.fd);
-  procwatch_handle_close (&watch->handle);
+  /* epoll forgets a handle on removal or once no fd anywhere refers to its
+   * open file, and a forked child holds copies until it execs. If the
+   * removal fails, closing our fd may leave the kernel handing out this
+   * watch with events: it stays, fd open, until a removal works. */
+  if (self->backend->handles_pollable &&
+      !procwatch_source_remove_handle (self->source, watch->handle.fd))
+    g_ptr_array_add (self->lingering, watch_ref (watch));
+  else
+    procwatch_handle_close (&watch->handle);
 
   fail_waits (watch, reason);
   watch_unref (watch);
+}
+
+/* Its handle is ready, and so comes back at every iteration until then. */
+static void
+retry_lingering (ProcwatchProcessMonitor *self,
+                 ProcwatchWatch          *watch)
+{
+  if (!procwatch_source_remove_handle (self->source, watch->handle.fd))
+    return;
+
+  procwatch_handle_close (&watch->handle);
+  g_ptr_array_remove_fast (self->lingering, watch);
 }
 
 static gboolean
@@ -418,7 +439,11 @@ on_handles_ready (gpointer                  owner,
       ProcwatchProcessState state;
 
       if (!watch->watched)
-        continue;
+        {
+          if (watch->handle.fd >= 0)
+            retry_lingering (self, watch);
+          continue;
+        }
 
       state = backend->read_state (backend, &watch->handle, events[i].events);
 
@@ -611,6 +636,9 @@ procwatch_process_monitor_dispose (GObject *object)
       g_clear_pointer (&self->source, g_source_unref);
     }
 
+  /* Nothing reads the epoll set any more: their registrations are moot. */
+  g_ptr_array_set_size (self->lingering, 0);
+
   G_OBJECT_CLASS (procwatch_process_monitor_parent_class)->dispose (object);
 }
 
@@ -621,6 +649,7 @@ procwatch_process_monitor_finalize (GObject *object)
 
   g_hash_table_unref (self->watches);
   g_sequence_free (self->probe_queue);
+  g_ptr_array_unref (self->lingering);
   g_main_context_unref (self->context);
   g_rc_box_release (self->alive);
 
@@ -727,6 +756,7 @@ procwatch_process_monitor_init (ProcwatchProcessMonitor *self)
   self->context = g_main_context_ref_thread_default ();
   self->watches = g_hash_table_new (NULL, NULL);
   self->probe_queue = g_sequence_new (NULL);
+  self->lingering = g_ptr_array_new_with_free_func ((GDestroyNotify) watch_unref);
   self->alive = g_rc_box_new (gboolean);
   *self->alive = TRUE;
 }

@@ -17,32 +17,32 @@ G_BEGIN_DECLS
 
 #define PROCWATCH_TYPE_PROCESS_MONITOR (procwatch_process_monitor_get_type ())
 
-PROCWATCH_AVAILABLE_IN_ALL
+PROCWATCH_AVAILABLE_IN_1_0
 G_DECLARE_FINAL_TYPE (ProcwatchProcessMonitor, procwatch_process_monitor,
                       PROCWATCH, PROCESS_MONITOR, GObject)
 
-PROCWATCH_AVAILABLE_IN_ALL
+PROCWATCH_AVAILABLE_IN_1_0
 ProcwatchProcessMonitor *procwatch_process_monitor_new         (void);
-PROCWATCH_AVAILABLE_IN_ALL
+PROCWATCH_AVAILABLE_IN_1_0
 const char              *procwatch_process_monitor_get_backend (ProcwatchProcessMonitor  *self);
-PROCWATCH_AVAILABLE_IN_ALL
+PROCWATCH_AVAILABLE_IN_1_0
 ProcwatchProcess        *procwatch_process_monitor_watch_pid   (ProcwatchProcessMonitor  *self,
                                                                 GPid                      pid,
                                                                 GError                  **error);
-PROCWATCH_AVAILABLE_IN_ALL
+PROCWATCH_AVAILABLE_IN_1_0
 ProcwatchProcess        *procwatch_process_monitor_watch_pidfd (ProcwatchProcessMonitor  *self,
                                                                 int                       pidfd,
                                                                 GError                  **error);
-PROCWATCH_AVAILABLE_IN_ALL
+PROCWATCH_AVAILABLE_IN_1_0
 gboolean                 procwatch_process_monitor_unwatch     (ProcwatchProcessMonitor  *self,
                                                                 GPid                      pid);
-PROCWATCH_AVAILABLE_IN_ALL
+PROCWATCH_AVAILABLE_IN_1_0
 void                     procwatch_process_monitor_wait_async  (ProcwatchProcessMonitor  *self,
                                                                 GPid                      pid,
                                                                 GCancellable             *cancellable,
                                                                 GAsyncReadyCallback       callback,
                                                                 gpointer                  user_data);
-PROCWATCH_AVAILABLE_IN_ALL
+PROCWATCH_AVAILABLE_IN_1_0
 ProcwatchProcess        *procwatch_process_monitor_wait_finish (ProcwatchProcessMonitor  *self,
                                                                 GAsyncResult             *result,
                                                                 GError                  **error);

@@ -33,24 +33,24 @@ typedef enum
 
 #define PROCWATCH_TYPE_PROCESS (procwatch_process_get_type ())
 
-PROCWATCH_AVAILABLE_IN_ALL
+PROCWATCH_AVAILABLE_IN_1_0
 G_DECLARE_FINAL_TYPE (ProcwatchProcess, procwatch_process, PROCWATCH, PROCESS, GObject)
 
-PROCWATCH_AVAILABLE_IN_ALL
+PROCWATCH_AVAILABLE_IN_1_0
 GPid                  procwatch_process_get_pid         (ProcwatchProcess *self);
-PROCWATCH_AVAILABLE_IN_ALL
+PROCWATCH_AVAILABLE_IN_1_0
 ProcwatchProcessState procwatch_process_get_state       (ProcwatchProcess *self);
-PROCWATCH_AVAILABLE_IN_ALL
+PROCWATCH_AVAILABLE_IN_1_0
 gboolean              procwatch_process_has_status      (ProcwatchProcess *self);
-PROCWATCH_AVAILABLE_IN_ALL
+PROCWATCH_AVAILABLE_IN_1_0
 int                   procwatch_process_get_status      (ProcwatchProcess *self);
-PROCWATCH_AVAILABLE_IN_ALL
+PROCWATCH_AVAILABLE_IN_1_0
 gboolean              procwatch_process_get_if_exited   (ProcwatchProcess *self);
-PROCWATCH_AVAILABLE_IN_ALL
+PROCWATCH_AVAILABLE_IN_1_0
 int                   procwatch_process_get_exit_status (ProcwatchProcess *self);
-PROCWATCH_AVAILABLE_IN_ALL
+PROCWATCH_AVAILABLE_IN_1_0
 gboolean              procwatch_process_get_if_signaled (ProcwatchProcess *self);
-PROCWATCH_AVAILABLE_IN_ALL
+PROCWATCH_AVAILABLE_IN_1_0
 int                   procwatch_process_get_term_sig    (ProcwatchProcess *self);
 
 G_END_DECLS

@@ -37,7 +37,7 @@ gboolean  procwatch_source_modify_handle  (GSource                   *source,
                                            guint32                    events,
                                            gpointer                   data,
                                            GError                   **error);
-void      procwatch_source_remove_handle  (GSource                   *source,
+gboolean  procwatch_source_remove_handle  (GSource                   *source,
                                            int                        fd);
 void      procwatch_source_set_timer      (GSource                   *source,
                                            gint64                     ready_time);

@@ -164,12 +164,14 @@ procwatch_source_modify_handle (GSource  *source,
 }
 
 /* Events of @fd already taken in the current batch are still handed over:
- * the owner must recognise handles it has stopped watching. */
-void
+ * the owner must recognise handles it has stopped watching. Returns false
+ * if @fd may still be in the set (ENOENT: it was not). */
+gboolean
 procwatch_source_remove_handle (GSource *source,
                                 int      fd)
 {
-  control ((ProcwatchSource *) source, EPOLL_CTL_DEL, fd, 0, NULL, NULL);
+  return control ((ProcwatchSource *) source, EPOLL_CTL_DEL, fd, 0, NULL, NULL) ||
+         errno == ENOENT;
 }
 
 /* Wakes the owner's timer_func at @ready_time (monotonic, in microseconds),

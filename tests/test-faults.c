@@ -296,6 +296,120 @@ test_probe_calls_fail (gconstpointer data)
   fault_reset ();
 }
 
+/* A forked process that holds a copy of every fd of the test, as any fork()
+ * does until it execs (pidfds are close-on-exec, not close-on-fork), until
+ * release_fd_holder(). */
+static GPid
+fork_fd_holder (int *release_fd)
+{
+  pid_t parent = getpid ();
+  int release[2];
+  pid_t pid;
+  char byte;
+
+  g_assert_no_errno (pipe2 (release, O_CLOEXEC));
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      prctl (PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid () != parent)
+        _exit (0);
+      close (release[1]);
+      while (read (release[0], &byte, 1) < 0 && errno == EINTR)
+        ;
+      _exit (0);
+    }
+
+  close (release[0]);
+  *release_fd = release[1];
+  return pid;
+}
+
+static void
+release_fd_holder (GPid pid,
+                   int  release_fd)
+{
+  close (release_fd);
+  g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+}
+
+/* epoll forgets a handle on EPOLL_CTL_DEL or once no fd anywhere refers to
+ * its open file, and a fork holds copies: when the removal fails, closing
+ * the monitor's fd leaves the registration, and its pointer, in the kernel.
+ * Its events must not reach a freed watch (issue 12, item 11: the storm hit
+ * this by chance, through the children it had just forked). */
+static void
+test_epoll_remove_fails_while_forked (void)
+{
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
+  g_autoptr(GPtrArray) targets = g_ptr_array_new_with_free_func ((GDestroyNotify) test_process_free);
+  g_autoptr(GPtrArray) processes = g_ptr_array_new_with_free_func (g_object_unref);
+  const guint n = 10;
+  guint fds_before;
+  guint events_before;
+  int release_fd;
+  GPid holder;
+  guint i;
+
+  if (skip_without_epoll_handles (monitor))
+    return;
+
+  /* The first watch creates the epoll instance; faults start after it. */
+  run_one_process (monitor, recorder, TEST_PROCESS_CHILD, 0);
+  events_before = recorder->events->len;
+
+  for (i = 0; i < n; i++)
+    g_ptr_array_add (targets, test_process_spawn (TEST_PROCESS_CHILD));
+  fds_before = test_count_open_fds ();
+
+  for (i = 0; i < n; i++)
+    {
+      GPid pid = test_process_get_pid (g_ptr_array_index (targets, i));
+      g_autoptr(GError) error = NULL;
+
+      g_ptr_array_add (processes, procwatch_process_monitor_watch_pid (monitor, pid, &error));
+      g_assert_no_error (error);
+    }
+
+  holder = fork_fd_holder (&release_fd);
+
+  fault_reset ();
+  fault_fail_every (FAULT_EPOLL_CTL, 1, ENOMEM);
+  for (i = 0; i < n; i++)
+    {
+      GPid pid = test_process_get_pid (g_ptr_array_index (targets, i));
+
+      g_assert_true (procwatch_process_monitor_unwatch (monitor, pid));
+    }
+  g_assert_cmpuint (fault_get_failures (FAULT_EPOLL_CTL), ==, n);
+
+  /* Reaped, so the handles are ready for good: every iteration hands their
+   * events over while removals keep failing. */
+  for (i = 0; i < n; i++)
+    {
+      test_process_exit (g_ptr_array_index (targets, i), 1);
+      test_process_reap (g_ptr_array_index (targets, i));
+    }
+  for (i = 0; i < 3; i++)
+    g_main_context_iteration (NULL, FALSE);
+
+  /* Removals work again: the handles go, without waiting for the fork
+   * (whose release pipe is the one fd more). */
+  fault_reset ();
+  test_drain_context (NULL);
+  g_assert_cmpuint (test_count_open_fds (), ==, fds_before + 1);
+  release_fd_holder (holder, release_fd);
+  g_assert_cmpuint (test_count_open_fds (), ==, fds_before);
+
+  /* Unwatched before they exited: nothing was reported. */
+  g_assert_cmpuint (recorder->events->len, ==, events_before);
+  for (i = 0; i < n; i++)
+    g_assert_cmpint (procwatch_process_get_state (g_ptr_array_index (processes, i)), ==,
+                     PROCWATCH_PROCESS_STATE_RUNNING);
+}
+
 static void
 clear_process (gpointer process)
 {
@@ -622,6 +736,7 @@ main (int   argc,
   add_with_errors ("epoll-wait", test_epoll_wait_fails);
   add_with_errors ("pidfd-open", test_pidfd_open_fails);
   add_with_errors ("probe-and-status-calls", test_probe_calls_fail);
+  g_test_add_func ("/faults/epoll-remove-while-forked", test_epoll_remove_fails_while_forked);
   g_test_add_func ("/faults/storm", test_storm);
   g_test_add_func ("/faults/exit-during-watch", test_exit_during_watch);
   g_test_add_func ("/faults/hidepid", test_hidepid);
