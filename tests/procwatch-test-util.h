@@ -83,6 +83,22 @@ G_END_DECLS
 G_BEGIN_DECLS
 gboolean      test_have_pidfd               (void);
 gboolean      test_skip_without_pidfd       (void);
+/* Watches @pid through a pidfd opened for the call and closed after it. */
+ProcwatchProcess *test_watch_by_pidfd       (ProcwatchProcessMonitor *monitor,
+                                             GPid                     pid);
+
+/* A step of setting up namespaces: returns NULL on success, or what failed
+ * with errno set. */
+typedef const char *(*TestNamespaceSetup) (gconstpointer user_data);
+
+gboolean      test_write_proc_file          (const char              *path,
+                                             const char              *text);
+int           test_unshare                  (int                      flags);
+const char   *test_mount_private_proc       (const char              *options);
+gboolean      test_can_unshare              (int                      flags,
+                                             TestNamespaceSetup       setup,
+                                             gconstpointer            user_data,
+                                             char                   **why);
 /* Whether @monitor learns the status of a process it saw only once it had
  * been reaped: on the pidfd backend, where the kernel keeps it
  * (PIDFD_INFO_EXIT, Linux 6.15+), found out by trying it. */

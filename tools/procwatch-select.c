@@ -11,22 +11,11 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "procwatch-linux-private.h"
 #include "procwatch-select.h"
-
-#ifndef SYS_pidfd_open
-# define SYS_pidfd_open 434
-#endif
-#ifndef SYS_pidfd_send_signal
-# define SYS_pidfd_send_signal 424
-#endif
-/* statfs() magic of pidfs, where pidfds live since Linux 6.9. */
-#ifndef PIDFS_MAGIC
-# define PIDFS_MAGIC 0x50494446
-#endif
 
 /* "PID" or "PID:INODE", as util-linux waitpid(1) takes them. */
 gboolean
@@ -59,7 +48,7 @@ tool_parse_pid_arg (const char *text,
 int
 tool_pidfd_open (GPid pid)
 {
-  return (int) syscall (SYS_pidfd_open, (pid_t) pid, 0u);
+  return procwatch_pidfd_open ((pid_t) pid, 0);
 }
 
 /* The pidfs inode names a process for the lifetime of the system. Before
@@ -83,7 +72,7 @@ tool_pidfd_inode (int      pidfd,
 gboolean
 tool_pidfd_is_reaped (int pidfd)
 {
-  return syscall (SYS_pidfd_send_signal, pidfd, 0, NULL, 0u) != 0 && errno == ESRCH;
+  return procwatch_pidfd_send_signal (pidfd, 0, NULL, 0) != 0 && errno == ESRCH;
 }
 
 static char *

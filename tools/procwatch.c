@@ -230,106 +230,160 @@ watch_by_pid (Tool         *tool,
 
   process = procwatch_process_monitor_watch_pid (tool->monitor, target->pid, error);
   if (process == NULL)
-    return classify_error (*error);
+    {
+      g_clear_pointer (&target->name, g_free);
+      return classify_error (*error);
+    }
 
-  target->name = tool_read_comm (target->pid);
+  if (target->name == NULL)
+    target->name = tool_read_comm (target->pid);
   add_target (tool, process, target);
   return WATCH_OK;
 }
 
-/* Opens the process's pidfd ourselves: the pidfs inode can then be checked
- * against PID:INODE before the library sees the process, with no window in
- * which the pid could be reused, and printed for --verbose. */
+/* Why pidfd_open() failed for @pid, as the error and result of watching it.
+ * With no PID:INODE to check, a process that may still be watched by number
+ * (no pidfds here, or a thread) returns WATCH_OK with no error set. */
 static WatchResult
-watch_target (Tool        *tool,
-              GPid         pid,
-              guint64      want_inode,
-              GError     **error)
+pidfd_open_error (GPid      pid,
+                  guint64   want_inode,
+                  int       saved_errno,
+                  GError  **error)
 {
-  g_autoptr(ProcwatchProcess) process = NULL;
-  ToolTarget target = { pid, 0, NULL };
-  int saved_errno;
-  gboolean has_inode;
-  int fd;
-
-  fd = tool_pidfd_open (pid);
-  if (fd < 0)
+  if (saved_errno == ESRCH)
     {
-      saved_errno = errno;
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   "process %d: no such process", (int) pid);
+      return WATCH_GONE;
+    }
 
-      if (saved_errno == ESRCH)
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                       "process %d: no such process", (int) pid);
-          return WATCH_GONE;
-        }
+  if (want_inode != 0 && (saved_errno == ENOSYS || saved_errno == EPERM))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "process %d: checking a PID:INODE needs pidfds (pidfd_open: %s)",
+                   (int) pid, g_strerror (saved_errno));
+      return WATCH_UNSUPPORTED;
+    }
 
-      if (want_inode != 0 && (saved_errno == ENOSYS || saved_errno == EPERM))
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                       "process %d: checking a PID:INODE needs pidfds (pidfd_open: %s)",
-                       (int) pid, g_strerror (saved_errno));
-          return WATCH_UNSUPPORTED;
-        }
-
-      if (saved_errno == EMFILE || saved_errno == ENFILE || saved_errno == ENOMEM)
-        {
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                       "process %d: %s", (int) pid, g_strerror (saved_errno));
-          return WATCH_FAILED;
-        }
-
-      /* No pidfds here, or a thread: the library knows better. */
-      if (want_inode == 0)
-        return watch_by_pid (tool, &target, error);
-
+  if (saved_errno == EMFILE || saved_errno == ENFILE || saved_errno == ENOMEM)
+    {
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
                    "process %d: %s", (int) pid, g_strerror (saved_errno));
       return WATCH_FAILED;
     }
 
-  has_inode = tool_pidfd_inode (fd, &target.inode);
+  /* No pidfds here, or a thread: the library knows better. */
+  if (want_inode == 0)
+    return WATCH_OK;
+
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+               "process %d: %s", (int) pid, g_strerror (saved_errno));
+  return WATCH_FAILED;
+}
+
+/* Reads the pidfs inode of @pidfd into @target and, for a PID:INODE,
+ * checks that the pid still belongs to the process it names. */
+static WatchResult
+check_inode (int          pidfd,
+             guint64      want_inode,
+             ToolTarget  *target,
+             GError     **error)
+{
+  gboolean has_inode = tool_pidfd_inode (pidfd, &target->inode);
 
   if (want_inode != 0 && !has_inode)
     {
-      close (fd);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "process %d: checking a PID:INODE needs pidfs (Linux 6.9 or newer)", (int) pid);
+                   "process %d: checking a PID:INODE needs pidfs (Linux 6.9 or newer)",
+                   (int) target->pid);
       return WATCH_UNSUPPORTED;
     }
 
-  if (want_inode != 0 && target.inode != want_inode)
+  if (want_inode != 0 && target->inode != want_inode)
     {
-      close (fd);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
                    "process %d:%" G_GUINT64_FORMAT " is gone: pid %d now belongs to another "
                    "process (%d:%" G_GUINT64_FORMAT ")",
-                   (int) pid, want_inode, (int) pid, (int) pid, target.inode);
+                   (int) target->pid, want_inode, (int) target->pid, (int) target->pid,
+                   target->inode);
       return WATCH_GONE;
+    }
+
+  return WATCH_OK;
+}
+
+/* Hands @pidfd to the monitor. A backend without pidfds watches by number
+ * instead; the process is then checked to be the one the pidfd pins:
+ * unreaped now, it owned the pid all along. */
+static ProcwatchProcess *
+watch_pidfd_or_pid (Tool     *tool,
+                    int       pidfd,
+                    GPid      pid,
+                    GError  **error)
+{
+  ProcwatchProcess *process;
+
+  process = procwatch_process_monitor_watch_pidfd (tool->monitor, pidfd, error);
+  if (process != NULL || !g_error_matches (*error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED))
+    return process;
+
+  g_clear_error (error);
+  process = procwatch_process_monitor_watch_pid (tool->monitor, pid, error);
+  if (process != NULL && !g_hash_table_contains (tool->targets, process) &&
+      tool_pidfd_is_reaped (pidfd))
+    {
+      procwatch_process_monitor_unwatch (tool->monitor, pid);
+      g_clear_object (&process);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   "process %d: no such process", (int) pid);
+    }
+
+  return process;
+}
+
+/* Opens the process's pidfd ourselves: the pidfs inode can then be checked
+ * against PID:INODE before the library sees the process, with no window in
+ * which the pid could be reused, and printed for --verbose. @name, if not
+ * NULL, is the process's name, known without reading /proc. */
+static WatchResult
+watch_target (Tool        *tool,
+              GPid         pid,
+              guint64      want_inode,
+              const char  *name,
+              GError     **error)
+{
+  g_autoptr(ProcwatchProcess) process = NULL;
+  ToolTarget target = { pid, 0, NULL };
+  WatchResult result;
+  int fd;
+
+  fd = tool_pidfd_open (pid);
+  if (fd < 0)
+    {
+      result = pidfd_open_error (pid, want_inode, errno, error);
+      if (result == WATCH_OK)
+        {
+          target.name = g_strdup (name);
+          return watch_by_pid (tool, &target, error);
+        }
+      return result;
+    }
+
+  result = check_inode (fd, want_inode, &target, error);
+  if (result != WATCH_OK)
+    {
+      close (fd);
+      return result;
     }
 
   /* The name is read by number; it is the process's own only while the
    * pidfd shows the pid still taken by it. */
-  target.name = tool_read_comm (pid);
-  if (target.name != NULL && tool_pidfd_is_reaped (fd))
+  if (name != NULL)
+    target.name = g_strdup (name);
+  else if ((target.name = tool_read_comm (pid)) != NULL && tool_pidfd_is_reaped (fd))
     g_clear_pointer (&target.name, g_free);
 
-  process = procwatch_process_monitor_watch_pidfd (tool->monitor, fd, error);
-  if (process == NULL && g_error_matches (*error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED))
-    {
-      /* A backend without pidfds: watched by number, then checked to be the
-       * process the pidfd pins. Unreaped now, it owned the pid all along. */
-      g_clear_error (error);
-      process = procwatch_process_monitor_watch_pid (tool->monitor, pid, error);
-      if (process != NULL && !g_hash_table_contains (tool->targets, process) &&
-          tool_pidfd_is_reaped (fd))
-        {
-          procwatch_process_monitor_unwatch (tool->monitor, pid);
-          g_clear_object (&process);
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                       "process %d: no such process", (int) pid);
-        }
-    }
+  process = watch_pidfd_or_pid (tool, fd, pid, error);
   close (fd);
 
   if (process == NULL)
@@ -479,11 +533,25 @@ on_sighup (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
+/* The name the kernel gives the command: the base name of the file it
+ * runs, cut to 15 bytes (TASK_COMM_LEN). Not read from /proc: g_spawn
+ * returns as soon as the child has left our memory, which exec does before
+ * it renames the child, so /proc may still say "procwatch". */
+static char *
+command_name (const char *program)
+{
+  g_autofree char *path = g_find_program_in_path (program);
+  g_autofree char *base = g_path_get_basename (path != NULL ? path : program);
+
+  return g_strndup (base, 15);
+}
+
 static int
 run_command (Tool   *tool,
              char  **command_argv)
 {
   g_autoptr(GError) error = NULL;
+  g_autofree char *name = NULL;
   GPid pid;
 
   /* Installed first: a signal that comes once the command runs is passed on. */
@@ -503,7 +571,8 @@ run_command (Tool   *tool,
   tool->command_pid = pid;
   g_signal_connect_after (tool->monitor, "exited", G_CALLBACK (on_command_exited), tool);
 
-  switch (watch_target (tool, pid, 0, &error))
+  name = command_name (command_argv[0]);
+  switch (watch_target (tool, pid, 0, name, &error))
     {
     case WATCH_OK:
       break;
@@ -520,18 +589,13 @@ run_command (Tool   *tool,
   return tool->exit_code;
 }
 
+/* The PID and PID:INODE arguments, appended to @pids and @inodes. Returns
+ * -1, or the exit status for a bad one. */
 static int
-watch_processes (Tool                *tool,
-                 char               **pid_args,
-                 const char * const  *patterns,
-                 ToolMatchFlags       match_flags,
-                 guint                count)
+collect_pid_args (char   **pid_args,
+                  GArray  *pids,
+                  GArray  *inodes)
 {
-  g_autoptr(GArray) pids = g_array_new (FALSE, FALSE, sizeof (GPid));
-  g_autoptr(GArray) inodes = g_array_new (FALSE, FALSE, sizeof (guint64));
-  gboolean unsupported = FALSE;
-  guint n_patterns = patterns != NULL ? g_strv_length ((char **) patterns) : 0;
-  guint n_named = 0;
   guint i;
 
   for (i = 0; pid_args != NULL && pid_args[i] != NULL; i++)
@@ -550,50 +614,74 @@ watch_processes (Tool                *tool,
       g_array_append_val (inodes, inode);
     }
 
-  if (n_patterns > 0)
-    {
-      g_autofree gboolean *matched = g_new0 (gboolean, n_patterns);
-      g_autoptr(GError) error = NULL;
-      g_autoptr(GArray) found = tool_find_by_name (patterns, match_flags, matched, &error);
-      const guint64 no_inode = 0;
+  return -1;
+}
 
-      if (found == NULL)
+/* The processes whose names match @patterns, appended to @pids with no
+ * inode to check; *@n_named says how many. Returns -1, or the exit status
+ * for a bad pattern or, without -e, a pattern that matches nothing. */
+static int
+collect_named (Tool                *tool,
+               const char * const  *patterns,
+               ToolMatchFlags       match_flags,
+               GArray              *pids,
+               GArray              *inodes,
+               guint               *n_named)
+{
+  guint n_patterns = patterns != NULL ? g_strv_length ((char **) patterns) : 0;
+  g_autofree gboolean *matched = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GArray) found = NULL;
+  const guint64 no_inode = 0;
+  guint i;
+
+  *n_named = 0;
+  if (n_patterns == 0)
+    return -1;
+
+  matched = g_new0 (gboolean, n_patterns);
+  found = tool_find_by_name (patterns, match_flags, matched, &error);
+  if (found == NULL)
+    {
+      if (g_error_matches (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE))
+        return usage_error (error->message);
+      warn ("%s", error->message);
+      return TOOL_EXIT_FAILURE;
+    }
+
+  for (i = 0; i < n_patterns; i++)
+    {
+      if (matched[i])
+        continue;
+      if (!tool->allow_exited)
         {
-          if (g_error_matches (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE))
-            return usage_error (error->message);
-          warn ("%s", error->message);
+          warn ("no process matches '%s'", patterns[i]);
           return TOOL_EXIT_FAILURE;
         }
-
-      for (i = 0; i < n_patterns; i++)
-        {
-          if (matched[i])
-            continue;
-          if (!tool->allow_exited)
-            {
-              warn ("no process matches '%s'", patterns[i]);
-              return TOOL_EXIT_FAILURE;
-            }
-          if (tool->verbose)
-            warn ("no process matches '%s', skipping", patterns[i]);
-        }
-
-      for (i = 0; i < found->len; i++)
-        {
-          g_array_append_val (pids, g_array_index (found, GPid, i));
-          g_array_append_val (inodes, no_inode);
-        }
-      n_named = found->len;
+      if (tool->verbose)
+        warn ("no process matches '%s', skipping", patterns[i]);
     }
 
-  if (count > pids->len)
+  for (i = 0; i < found->len; i++)
     {
-      g_autofree char *message = g_strdup_printf ("cannot wait for %u of %u processes",
-                                                  count, pids->len);
-      return usage_error (message);
+      g_array_append_val (pids, g_array_index (found, GPid, i));
+      g_array_append_val (inodes, no_inode);
     }
+  *n_named = found->len;
+  return -1;
+}
 
-  ensure_fd_limit (pids->len, tool->verbose);
+/* Watches every process in @pids; the last @n_named were found by name.
+ * Returns -1 to go on (*@unsupported set if -e let a missing kernel feature
+ * pass), or the exit status to stop with. */
+static int
+watch_all (Tool     *tool,
+           GArray   *pids,
+           GArray   *inodes,
+           guint     n_named,
+           gboolean *unsupported)
+{
+  guint i;
 
   for (i = 0; i < pids->len; i++)
     {
@@ -602,7 +690,7 @@ watch_processes (Tool                *tool,
       /* A process found by name that ended since is what -e allows. */
       gboolean named = i >= pids->len - n_named;
 
-      switch (watch_target (tool, pid, g_array_index (inodes, guint64, i), &error))
+      switch (watch_target (tool, pid, g_array_index (inodes, guint64, i), NULL, &error))
         {
         case WATCH_OK:
           break;
@@ -619,7 +707,7 @@ watch_processes (Tool                *tool,
 
         case WATCH_UNSUPPORTED:
           warn ("%s", error->message);
-          unsupported = TRUE;
+          *unsupported = TRUE;
           if (!tool->allow_exited)
             return TOOL_EXIT_UNSUPPORTED;
           break;
@@ -633,6 +721,43 @@ watch_processes (Tool                *tool,
           break;
         }
     }
+
+  return -1;
+}
+
+static int
+watch_processes (Tool                *tool,
+                 char               **pid_args,
+                 const char * const  *patterns,
+                 ToolMatchFlags       match_flags,
+                 guint                count)
+{
+  g_autoptr(GArray) pids = g_array_new (FALSE, FALSE, sizeof (GPid));
+  g_autoptr(GArray) inodes = g_array_new (FALSE, FALSE, sizeof (guint64));
+  gboolean unsupported = FALSE;
+  guint n_named;
+  int exit_code;
+
+  exit_code = collect_pid_args (pid_args, pids, inodes);
+  if (exit_code >= 0)
+    return exit_code;
+
+  exit_code = collect_named (tool, patterns, match_flags, pids, inodes, &n_named);
+  if (exit_code >= 0)
+    return exit_code;
+
+  if (count > pids->len)
+    {
+      g_autofree char *message = g_strdup_printf ("cannot wait for %u of %u processes",
+                                                  count, pids->len);
+      return usage_error (message);
+    }
+
+  ensure_fd_limit (pids->len, tool->verbose);
+
+  exit_code = watch_all (tool, pids, inodes, n_named, &unsupported);
+  if (exit_code >= 0)
+    return exit_code;
 
   tool->needed = g_hash_table_size (tool->targets);
   if (count > 0)
@@ -681,66 +806,78 @@ static const char description[] =
   "\n"
   "See procwatch(1) for the JSON keys and more.";
 
-int
-main (int   argc,
-      char *argv[])
+/* What the command line asks for, beyond the settings kept in Tool. */
+typedef struct
+{
+  char **pid_args;
+  char **patterns;
+  char *timeout_text;
+  char **command_argv;   /* within argv: not freed */
+  gboolean full;
+  gboolean exact;
+  gboolean ignore_case;
+  gboolean version;
+  int count;
+  guint timeout_ms;
+  ToolMatchFlags match_flags;
+} ToolOptions;
+
+static void
+tool_options_clear (ToolOptions *options)
+{
+  g_clear_pointer (&options->pid_args, g_strfreev);
+  g_clear_pointer (&options->patterns, g_strfreev);
+  g_clear_pointer (&options->timeout_text, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ToolOptions, tool_options_clear)
+
+/* Parses the options before "--" into @tool and @options; what follows
+ * "--" is the COMMAND. Returns -1 to go on, or the exit status. */
+static int
+parse_command_line (int          argc,
+                    char        *argv[],
+                    Tool        *tool,
+                    ToolOptions *options)
 {
   g_autoptr(GOptionContext) context = NULL;
-  g_autoptr(ProcwatchProcessMonitor) monitor = NULL;
-  g_autoptr(GMainLoop) loop = NULL;
-  g_autoptr(GHashTable) targets = NULL;
   g_autoptr(GError) error = NULL;
-  g_auto(GStrv) pid_args = NULL;
-  g_auto(GStrv) patterns = NULL;
-  g_autofree char *timeout_text = NULL;
-  char **command_argv = NULL;
-  gboolean full = FALSE;
-  gboolean exact = FALSE;
-  gboolean ignore_case = FALSE;
-  gboolean version = FALSE;
-  ToolMatchFlags match_flags = 0;
-  guint timeout_ms = 0;
-  int count = -1;
   int separator;
   int parse_argc;
-  Tool tool = { 0 };
-  int exit_code;
   const GOptionEntry entries[] = {
-    { "timeout", 't', 0, G_OPTION_ARG_STRING, &timeout_text,
+    { "timeout", 't', 0, G_OPTION_ARG_STRING, &options->timeout_text,
       "Give up after SECONDS (fractional) and exit 3", "SECONDS" },
-    { "count", 'c', 0, G_OPTION_ARG_INT, &count,
+    { "count", 'c', 0, G_OPTION_ARG_INT, &options->count,
       "Return once N of the processes have exited", "N" },
-    { "exited", 'e', 0, G_OPTION_ARG_NONE, &tool.allow_exited,
+    { "exited", 'e', 0, G_OPTION_ARG_NONE, &tool->allow_exited,
       "Do not fail on a process that is already gone", NULL },
-    { "reaped", 0, 0, G_OPTION_ARG_NONE, &tool.wait_reaped,
+    { "reaped", 0, 0, G_OPTION_ARG_NONE, &tool->wait_reaped,
       "Also wait until each process has been reaped", NULL },
-    { "name", 'n', 0, G_OPTION_ARG_STRING_ARRAY, &patterns,
+    { "name", 'n', 0, G_OPTION_ARG_STRING_ARRAY, &options->patterns,
       "Also watch processes whose name matches PATTERN", "PATTERN" },
-    { "full", 'f', 0, G_OPTION_ARG_NONE, &full,
+    { "full", 'f', 0, G_OPTION_ARG_NONE, &options->full,
       "Match PATTERN against the full command line", NULL },
-    { "exact", 'x', 0, G_OPTION_ARG_NONE, &exact,
+    { "exact", 'x', 0, G_OPTION_ARG_NONE, &options->exact,
       "Match PATTERN against the whole name only", NULL },
-    { "ignore-case", 'i', 0, G_OPTION_ARG_NONE, &ignore_case,
+    { "ignore-case", 'i', 0, G_OPTION_ARG_NONE, &options->ignore_case,
       "Match PATTERN ignoring case", NULL },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &tool.json,
+    { "json", 0, 0, G_OPTION_ARG_NONE, &tool->json,
       "Print events as JSON Lines", NULL },
-    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &tool.quiet,
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &tool->quiet,
       "Print no events, as waitpid(1)", NULL },
-    { "verbose", 'v', 0, G_OPTION_ARG_NONE, &tool.verbose,
+    { "verbose", 'v', 0, G_OPTION_ARG_NONE, &tool->verbose,
       "Report each process watched (PID:INODE) on stderr", NULL },
-    { "version", 'V', 0, G_OPTION_ARG_NONE, &version,
+    { "version", 'V', 0, G_OPTION_ARG_NONE, &options->version,
       "Print the version and exit", NULL },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &pid_args, NULL, NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &options->pid_args, NULL, NULL },
     { NULL }
   };
-
-  setlocale (LC_ALL, "");
 
   separator = find_command_separator (argc, argv);
   parse_argc = separator >= 0 ? separator : argc;
   if (separator >= 0)
     {
-      command_argv = argv + separator + 1;
+      options->command_argv = argv + separator + 1;
       argv[separator] = NULL;
     }
 
@@ -752,46 +889,56 @@ main (int   argc,
   if (!g_option_context_parse (context, &parse_argc, &argv, &error))
     return usage_error (error->message);
 
-  if (version)
-    {
-      printf ("procwatch (gio-procwatch) %s\n", PROCWATCH_VERSION_S);
-      return TOOL_EXIT_OK;
-    }
+  return -1;
+}
 
-  if (timeout_text != NULL && !parse_timeout (timeout_text, &timeout_ms, &error))
+/* Checks the options against each other and converts them. Returns -1 to
+ * go on, or the exit status. */
+static int
+check_options (Tool        *tool,
+               ToolOptions *options)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (options->timeout_text != NULL &&
+      !parse_timeout (options->timeout_text, &options->timeout_ms, &error))
     return usage_error (error->message);
 
-  if (count != -1 && count < 1)
+  if (options->count != -1 && options->count < 1)
     return usage_error ("invalid count: expected a positive number");
 
-  if (tool.quiet && tool.json)
+  if (tool->quiet && tool->json)
     return usage_error ("--quiet and --json cannot be combined");
 
-  if (command_argv != NULL)
+  if (options->command_argv != NULL)
     {
-      if (command_argv[0] == NULL)
+      if (options->command_argv[0] == NULL)
         return usage_error ("no COMMAND after '--'");
-      if (pid_args != NULL || patterns != NULL)
+      if (options->pid_args != NULL || options->patterns != NULL)
         return usage_error ("PIDs and --name cannot be combined with a COMMAND");
     }
-  else if (pid_args == NULL && patterns == NULL)
+  else if (options->pid_args == NULL && options->patterns == NULL)
     return usage_error ("no process given");
 
-  if (full)
-    match_flags |= TOOL_MATCH_FULL;
-  if (exact)
-    match_flags |= TOOL_MATCH_EXACT;
-  if (ignore_case)
-    match_flags |= TOOL_MATCH_IGNORE_CASE;
+  if (options->full)
+    options->match_flags |= TOOL_MATCH_FULL;
+  if (options->exact)
+    options->match_flags |= TOOL_MATCH_EXACT;
+  if (options->ignore_case)
+    options->match_flags |= TOOL_MATCH_IGNORE_CASE;
 
-  monitor = procwatch_process_monitor_new ();
-  loop = g_main_loop_new (NULL, FALSE);
-  targets = g_hash_table_new_full (NULL, NULL, g_object_unref, (GDestroyNotify) target_free);
-  tool.monitor = monitor;
-  tool.loop = loop;
-  tool.targets = targets;
+  return -1;
+}
 
-  if (tool.verbose)
+/* With the monitor set up, runs the COMMAND or watches the processes. */
+static int
+run (Tool        *tool,
+     ToolOptions *options)
+{
+  ProcwatchProcessMonitor *monitor = tool->monitor;
+  int exit_code;
+
+  if (tool->verbose)
     warn ("backend %s", procwatch_process_monitor_get_backend (monitor));
 
   if (g_strcmp0 (procwatch_process_monitor_get_backend (monitor), "none") == 0)
@@ -800,18 +947,57 @@ main (int   argc,
       return TOOL_EXIT_UNSUPPORTED;
     }
 
-  g_signal_connect (monitor, "exited", G_CALLBACK (on_exited), &tool);
-  g_signal_connect (monitor, "reaped", G_CALLBACK (on_reaped), &tool);
+  g_signal_connect (monitor, "exited", G_CALLBACK (on_exited), tool);
+  g_signal_connect (monitor, "reaped", G_CALLBACK (on_reaped), tool);
 
-  if (timeout_ms > 0)
-    g_timeout_add (timeout_ms, on_timeout, &tool);
+  if (options->timeout_ms > 0)
+    g_timeout_add (options->timeout_ms, on_timeout, tool);
 
-  if (command_argv != NULL)
-    exit_code = run_command (&tool, command_argv);
+  if (options->command_argv != NULL)
+    exit_code = run_command (tool, options->command_argv);
   else
-    exit_code = watch_processes (&tool, pid_args, (const char * const *) patterns,
-                                 match_flags, count > 0 ? (guint) count : 0);
+    exit_code = watch_processes (tool, options->pid_args,
+                                 (const char * const *) options->patterns,
+                                 options->match_flags,
+                                 options->count > 0 ? (guint) options->count : 0);
 
-  g_signal_handlers_disconnect_by_data (monitor, &tool);
+  g_signal_handlers_disconnect_by_data (monitor, tool);
   return exit_code;
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_auto(ToolOptions) options = { .count = -1 };
+  g_autoptr(ProcwatchProcessMonitor) monitor = NULL;
+  g_autoptr(GMainLoop) loop = NULL;
+  g_autoptr(GHashTable) targets = NULL;
+  Tool tool = { 0 };
+  int exit_code;
+
+  setlocale (LC_ALL, "");
+
+  exit_code = parse_command_line (argc, argv, &tool, &options);
+  if (exit_code >= 0)
+    return exit_code;
+
+  if (options.version)
+    {
+      printf ("procwatch (gio-procwatch) %s\n", PROCWATCH_VERSION_S);
+      return TOOL_EXIT_OK;
+    }
+
+  exit_code = check_options (&tool, &options);
+  if (exit_code >= 0)
+    return exit_code;
+
+  monitor = procwatch_process_monitor_new ();
+  loop = g_main_loop_new (NULL, FALSE);
+  targets = g_hash_table_new_full (NULL, NULL, g_object_unref, (GDestroyNotify) target_free);
+  tool.monitor = monitor;
+  tool.loop = loop;
+  tool.targets = targets;
+
+  return run (&tool, &options);
 }
