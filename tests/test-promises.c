@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
+ *
+ * Promises of the guide and the doc comments that no other test held (the
+ * table in tests/README.md says which page makes each).
+ */
+
+#include <errno.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "procwatch-test-util.h"
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD 0x80   /* O_EXCL: Linux 6.9 */
+#endif
+
+static TestProcessKind
+kind_of (gconstpointer data)
+{
+  return GPOINTER_TO_INT (data);
+}
+
+typedef struct
+{
+  gboolean reaped;
+  gboolean watched_inside_reaped;
+} ReapedState;
+
+static void
+on_reaped_try_unwatch (ProcwatchProcessMonitor *monitor,
+                       ProcwatchProcess        *process,
+                       ReapedState             *state)
+{
+  state->watched_inside_reaped =
+    procwatch_process_monitor_unwatch (monitor, procwatch_process_get_pid (process));
+  state->reaped = TRUE;
+}
+
+/* "reaped": "The monitor stops watching the process before this signal." */
+static void
+test_reaped_stops_watching (gconstpointer data)
+{
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  g_autoptr(TestProcess) target = test_process_spawn (kind_of (data));
+  g_autoptr(ProcwatchProcess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  ReapedState state = { FALSE, TRUE };
+
+  g_signal_connect (monitor, "reaped", G_CALLBACK (on_reaped_try_unwatch), &state);
+  process = procwatch_process_monitor_watch_pid (monitor, test_process_get_pid (target), &error);
+  g_assert_no_error (error);
+
+  test_process_exit (target, 0);
+  test_process_reap (target);
+  test_run_until (NULL, &state.reaped);
+
+  g_assert_false (state.watched_inside_reaped);
+}
+
+/* Overview: "get_if_exited() and get_if_signaled() return false while the
+ * status is not known". */
+static void
+test_getters_false_while_unknown (gconstpointer data)
+{
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
+  g_autoptr(TestProcess) target = test_process_spawn (kind_of (data));
+  g_autoptr(ProcwatchProcess) process = NULL;
+  g_autoptr(GError) error = NULL;
+
+  process = procwatch_process_monitor_watch_pid (monitor, test_process_get_pid (target), &error);
+  g_assert_no_error (error);
+
+  /* Running: nothing is known. */
+  g_assert_false (procwatch_process_has_status (process));
+  g_assert_false (procwatch_process_get_if_exited (process));
+  g_assert_false (procwatch_process_get_if_signaled (process));
+
+  test_process_kill (target, SIGKILL);
+  test_run_until_count (NULL, &recorder->n_exited, 1);
+  test_process_reap (target);
+  test_run_until_count (NULL, &recorder->n_reaped, 1);
+
+  /* A non-child where the kernel keeps no status: never known, never
+   * guessed, and the getters say false. */
+  if (kind_of (data) != TEST_PROCESS_CHILD && !test_status_known_after_reap (monitor))
+    {
+      g_assert_false (procwatch_process_has_status (process));
+      g_assert_false (procwatch_process_get_if_exited (process));
+      g_assert_false (procwatch_process_get_if_signaled (process));
+    }
+  else
+    {
+      g_assert_true (procwatch_process_get_if_signaled (process));
+      g_assert_false (procwatch_process_get_if_exited (process));
+      g_assert_cmpint (procwatch_process_get_term_sig (process), ==, SIGKILL);
+    }
+}
+
+/* Process: "The object stays valid for as long as you hold a reference, also
+ * after the monitor has stopped watching the process"; threads guide: "The
+ * Process objects you hold stay valid", and nothing is emitted afterwards. */
+static void
+test_process_outlives_monitor (void)
+{
+  ProcwatchProcessMonitor *monitor = procwatch_process_monitor_new ();
+  g_autoptr(TestProcess) target = test_process_spawn (TEST_PROCESS_CHILD);
+  g_autoptr(ProcwatchProcess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  GPid pid = test_process_get_pid (target);
+
+  process = procwatch_process_monitor_watch_pid (monitor, pid, &error);
+  g_assert_no_error (error);
+  g_object_unref (monitor);
+
+  test_process_exit (target, 0);
+  test_process_reap (target);
+  test_drain_context (NULL);
+
+  g_assert_cmpint (procwatch_process_get_pid (process), ==, pid);
+  g_assert_cmpint (procwatch_process_get_state (process), ==, PROCWATCH_PROCESS_STATE_RUNNING);
+  g_assert_false (procwatch_process_has_status (process));
+}
+
+/* Overview: "TOO_MANY_OPEN_FILES when out of file descriptors: each watched
+ * process costs one." */
+static void
+test_one_fd_per_process (void)
+{
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  g_autoptr(GPtrArray) targets = g_ptr_array_new_with_free_func ((GDestroyNotify) test_process_free);
+  g_autoptr(GPtrArray) processes = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GError) error = NULL;
+  const guint n = 20;
+  guint fds_before;
+  guint i;
+
+  /* Spawned first: their pipes are not the monitor's. */
+  for (i = 0; i <= n; i++)
+    g_ptr_array_add (targets, test_process_spawn (TEST_PROCESS_CHILD));
+
+  /* The first watch may also create what the monitor shares. */
+  g_ptr_array_add (processes,
+                   procwatch_process_monitor_watch_pid (monitor,
+                                                        test_process_get_pid (targets->pdata[0]),
+                                                        &error));
+  g_assert_no_error (error);
+  fds_before = test_count_open_fds ();
+
+  for (i = 1; i <= n; i++)
+    {
+      g_ptr_array_add (processes,
+                       procwatch_process_monitor_watch_pid (monitor,
+                                                            test_process_get_pid (targets->pdata[i]),
+                                                            &error));
+      g_assert_no_error (error);
+    }
+  g_assert_cmpuint (test_count_open_fds (), ==, fds_before + n);
+
+  for (i = 1; i <= n; i++)
+    g_assert_true (procwatch_process_monitor_unwatch (monitor,
+                                                      test_process_get_pid (targets->pdata[i])));
+  g_assert_cmpuint (test_count_open_fds (), ==, fds_before);
+}
+
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  pid_t tid;
+  gboolean release;
+} ThreadId;
+
+static gpointer
+report_thread_id (gpointer user_data)
+{
+  ThreadId *thread_id = user_data;
+
+  g_mutex_lock (&thread_id->lock);
+  thread_id->tid = (pid_t) syscall (SYS_gettid);
+  g_cond_broadcast (&thread_id->cond);
+  while (!thread_id->release)
+    g_cond_wait (&thread_id->cond, &thread_id->lock);
+  g_mutex_unlock (&thread_id->lock);
+
+  return NULL;
+}
+
+/* Threads guide: "A thread pidfd passed to watch_pidfd is watched the same
+ * way": exited and reaped together once the thread ends, while its process
+ * lives on. */
+static void
+test_thread_pidfd (void)
+{
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
+  g_autoptr(ProcwatchProcess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  ThreadId thread_id = { 0 };
+  GThread *thread;
+  int pidfd;
+
+  if (test_skip_without_pidfd ())
+    return;
+
+  g_mutex_init (&thread_id.lock);
+  g_cond_init (&thread_id.cond);
+  thread = g_thread_new ("watched", report_thread_id, &thread_id);
+  g_mutex_lock (&thread_id.lock);
+  while (thread_id.tid == 0)
+    g_cond_wait (&thread_id.cond, &thread_id.lock);
+  g_mutex_unlock (&thread_id.lock);
+
+  pidfd = (int) syscall (SYS_pidfd_open, thread_id.tid, PIDFD_THREAD);
+  if (pidfd < 0)
+    {
+      g_assert_cmpint (errno, ==, EINVAL);
+      g_test_skip ("No thread pidfds (PIDFD_THREAD, Linux 6.9) here");
+    }
+  else
+    {
+      process = procwatch_process_monitor_watch_pidfd (monitor, pidfd, &error);
+      close (pidfd);
+      g_assert_no_error (error);
+      g_assert_cmpint (procwatch_process_get_pid (process), ==, thread_id.tid);
+    }
+
+  g_mutex_lock (&thread_id.lock);
+  thread_id.release = TRUE;
+  g_cond_broadcast (&thread_id.cond);
+  g_mutex_unlock (&thread_id.lock);
+  g_thread_join (thread);
+
+  if (process != NULL)
+    {
+      test_run_until_count (NULL, &recorder->n_reaped, 1);
+      test_drain_context (NULL);
+      g_assert_cmpuint (recorder->n_exited, ==, 1);
+      g_assert_cmpint (g_array_index (recorder->events, TestEvent, 0).state, ==,
+                       PROCWATCH_PROCESS_STATE_EXITED);
+      g_assert_cmpint (procwatch_process_get_state (process), ==, PROCWATCH_PROCESS_STATE_REAPED);
+    }
+
+  g_mutex_clear (&thread_id.lock);
+  g_cond_clear (&thread_id.cond);
+}
+
+/* Pid reuse page and the pid property: "A process watched through a pidfd
+ * of an already reaped process has pid 0". */
+static void
+test_pidfd_of_reaped_has_pid_0 (void)
+{
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
+  g_autoptr(TestProcess) target = test_process_spawn (TEST_PROCESS_CHILD);
+  g_autoptr(ProcwatchProcess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  int pidfd;
+
+  if (test_skip_without_pidfd ())
+    return;
+
+  pidfd = (int) syscall (SYS_pidfd_open, test_process_get_pid (target), 0);
+  g_assert_cmpint (pidfd, >=, 0);
+  test_process_exit (target, 0);
+  test_process_reap (target);
+
+  process = procwatch_process_monitor_watch_pidfd (monitor, pidfd, &error);
+  close (pidfd);
+  g_assert_no_error (error);
+  g_assert_cmpint (procwatch_process_get_pid (process), ==, 0);
+
+  test_run_until_count (NULL, &recorder->n_reaped, 1);
+  g_assert_cmpint (procwatch_process_get_pid (process), ==, 0);
+}
+
+static void
+add_for_each_kind (const char    *name,
+                   GTestDataFunc  func)
+{
+  g_autofree char *child = g_strdup_printf ("/promises/child/%s", name);
+  g_autofree char *grandchild = g_strdup_printf ("/promises/non-child/%s", name);
+
+  g_test_add_data_func (child, GINT_TO_POINTER (TEST_PROCESS_CHILD), func);
+  g_test_add_data_func (grandchild, GINT_TO_POINTER (TEST_PROCESS_GRANDCHILD), func);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  test_init (&argc, &argv);
+
+  add_for_each_kind ("reaped-stops-watching-first", test_reaped_stops_watching);
+  add_for_each_kind ("getters-false-while-status-unknown", test_getters_false_while_unknown);
+  g_test_add_func ("/promises/process-outlives-monitor", test_process_outlives_monitor);
+  g_test_add_func ("/promises/one-fd-per-process", test_one_fd_per_process);
+  g_test_add_func ("/promises/thread-pidfd", test_thread_pidfd);
+  g_test_add_func ("/promises/pidfd-of-reaped-has-pid-0", test_pidfd_of_reaped_has_pid_0);
+
+  return g_test_run ();
+}
