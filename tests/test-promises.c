@@ -6,7 +6,9 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -277,6 +279,118 @@ test_pidfd_of_reaped_has_pid_0 (void)
   g_assert_cmpint (procwatch_process_get_pid (process), ==, 0);
 }
 
+/* Kernel support: "The first backend that works ... is chosen the first time
+ * a monitor is created, and is then used by every monitor of the program";
+ * the environment variables are "read once per program". */
+static void
+test_backend_chosen_once (void)
+{
+  g_autoptr(ProcwatchProcessMonitor) first = procwatch_process_monitor_new ();
+  g_autoptr(ProcwatchProcessMonitor) second = NULL;
+  g_autofree char *backend = g_strdup (procwatch_process_monitor_get_backend (first));
+  g_autofree char *saved = g_strdup (g_getenv ("PROCWATCH_BACKEND"));
+
+  /* Asking for another one now changes nothing. */
+  g_setenv ("PROCWATCH_BACKEND", g_str_equal (backend, "poll") ? "pidfd" : "poll", TRUE);
+  second = procwatch_process_monitor_new ();
+  if (saved != NULL)
+    g_setenv ("PROCWATCH_BACKEND", saved, TRUE);
+  else
+    g_unsetenv ("PROCWATCH_BACKEND");
+
+  g_assert_cmpstr (procwatch_process_monitor_get_backend (second), ==, backend);
+}
+
+/* A child with exactly the pid @pid (clone3 with set_tid: needs
+ * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE), that exits when @control_fd
+ * closes; -1 with errno if the pid cannot be had. */
+static pid_t
+spawn_with_pid (pid_t pid,
+                int  *control_fd)
+{
+  struct
+  {
+    guint64 flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
+    guint64 set_tid, set_tid_size, cgroup;
+  } args;
+  int control[2];
+  long ret;
+
+  g_assert_no_errno (pipe2 (control, O_CLOEXEC));
+  memset (&args, 0, sizeof args);
+  args.exit_signal = SIGCHLD;
+  args.set_tid = GPOINTER_TO_SIZE (&pid);
+  args.set_tid_size = 1;
+
+  ret = syscall (SYS_clone3, &args, sizeof args);
+  if (ret == 0)
+    {
+      char byte;
+
+      /* Raw system calls only: a copy of a threaded process. */
+      syscall (SYS_close, control[1]);
+      syscall (SYS_read, control[0], &byte, 1);
+      syscall (SYS_exit_group, 0);
+    }
+
+  close (control[0]);
+  if (ret < 0)
+    {
+      int saved = errno;
+
+      close (control[1]);
+      errno = saved;
+      return -1;
+    }
+
+  *control_fd = control[1];
+  return (pid_t) ret;
+}
+
+/* Pid reuse page: unwatch (pid) "drops every watched process that had it":
+ * a reaped process whose reap is not dispatched yet, and the new process
+ * that got its pid. */
+static void
+test_unwatch_drops_every_process_with_the_pid (void)
+{
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
+  g_autoptr(TestProcess) old_target = test_process_spawn (TEST_PROCESS_CHILD);
+  g_autoptr(ProcwatchProcess) old_process = NULL;
+  g_autoptr(ProcwatchProcess) new_process = NULL;
+  g_autoptr(GError) error = NULL;
+  GPid pid = test_process_get_pid (old_target);
+  int control_fd = -1;
+  pid_t new_pid;
+
+  old_process = procwatch_process_monitor_watch_pid (monitor, pid, &error);
+  g_assert_no_error (error);
+
+  /* Reaped, and the pid given again, before the main loop runs. */
+  test_process_exit (old_target, 0);
+  test_process_reap (old_target);
+  new_pid = spawn_with_pid (pid, &control_fd);
+  if (new_pid < 0)
+    {
+      g_test_skip_printf ("Cannot create a process with a chosen pid here: %s",
+                          g_strerror (errno));
+      return;
+    }
+  g_assert_cmpint (new_pid, ==, pid);
+
+  new_process = procwatch_process_monitor_watch_pid (monitor, pid, &error);
+  g_assert_no_error (error);
+  g_assert_true (new_process != old_process);
+
+  g_assert_true (procwatch_process_monitor_unwatch (monitor, pid));
+  g_assert_false (procwatch_process_monitor_unwatch (monitor, pid));
+
+  close (control_fd);
+  g_assert_cmpint (waitpid (new_pid, NULL, 0), ==, new_pid);
+  test_drain_context (NULL);
+  g_assert_cmpuint (recorder->events->len, ==, 0);
+}
+
 static void
 add_for_each_kind (const char    *name,
                    GTestDataFunc  func)
@@ -296,9 +410,12 @@ main (int   argc,
 
   add_for_each_kind ("reaped-stops-watching-first", test_reaped_stops_watching);
   add_for_each_kind ("getters-false-while-status-unknown", test_getters_false_while_unknown);
+  g_test_add_func ("/promises/backend-chosen-once", test_backend_chosen_once);
   g_test_add_func ("/promises/process-outlives-monitor", test_process_outlives_monitor);
   g_test_add_func ("/promises/one-fd-per-process", test_one_fd_per_process);
   g_test_add_func ("/promises/thread-pidfd", test_thread_pidfd);
+  g_test_add_func ("/promises/unwatch-drops-every-process-with-the-pid",
+                   test_unwatch_drops_every_process_with_the_pid);
   g_test_add_func ("/promises/pidfd-of-reaped-has-pid-0", test_pidfd_of_reaped_has_pid_0);
 
   return g_test_run ();
