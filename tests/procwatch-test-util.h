@@ -45,6 +45,14 @@ void         test_drain_context        (GMainContext    *context);
 
 guint        test_count_open_fds       (void);
 
+/* A thread of the test that has started and waits to be let go, so that
+ * its task id can be watched; release lets it end and joins it. */
+typedef struct _TestParkedThread TestParkedThread;
+
+TestParkedThread *test_parked_thread_new      (void);
+GPid              test_parked_thread_get_tid  (TestParkedThread *thread);
+void              test_parked_thread_release  (TestParkedThread *thread);
+
 /* Records every signal of a monitor, in order. */
 typedef struct
 {

@@ -168,29 +168,6 @@ test_one_fd_per_process (void)
   g_assert_cmpuint (test_count_open_fds (), ==, fds_before);
 }
 
-typedef struct
-{
-  GMutex lock;
-  GCond cond;
-  pid_t tid;
-  gboolean release;
-} ThreadId;
-
-static gpointer
-report_thread_id (gpointer user_data)
-{
-  ThreadId *thread_id = user_data;
-
-  g_mutex_lock (&thread_id->lock);
-  thread_id->tid = (pid_t) syscall (SYS_gettid);
-  g_cond_broadcast (&thread_id->cond);
-  while (!thread_id->release)
-    g_cond_wait (&thread_id->cond, &thread_id->lock);
-  g_mutex_unlock (&thread_id->lock);
-
-  return NULL;
-}
-
 /* Threads guide: "A thread pidfd passed to watch_pidfd is watched the same
  * way": exited and reaped together once the thread ends, while its process
  * lives on. */
@@ -201,53 +178,34 @@ test_thread_pidfd (void)
   g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
   g_autoptr(ProcwatchProcess) process = NULL;
   g_autoptr(GError) error = NULL;
-  ThreadId thread_id = { 0 };
-  GThread *thread;
+  TestParkedThread *thread;
   int pidfd;
 
   if (test_skip_without_pidfd ())
     return;
 
-  g_mutex_init (&thread_id.lock);
-  g_cond_init (&thread_id.cond);
-  thread = g_thread_new ("watched", report_thread_id, &thread_id);
-  g_mutex_lock (&thread_id.lock);
-  while (thread_id.tid == 0)
-    g_cond_wait (&thread_id.cond, &thread_id.lock);
-  g_mutex_unlock (&thread_id.lock);
-
-  pidfd = (int) syscall (SYS_pidfd_open, thread_id.tid, PIDFD_THREAD);
+  thread = test_parked_thread_new ();
+  pidfd = (int) syscall (SYS_pidfd_open, test_parked_thread_get_tid (thread), PIDFD_THREAD);
   if (pidfd < 0)
     {
       g_assert_cmpint (errno, ==, EINVAL);
+      test_parked_thread_release (thread);
       g_test_skip ("No thread pidfds (PIDFD_THREAD, Linux 6.9) here");
-    }
-  else
-    {
-      process = procwatch_process_monitor_watch_pidfd (monitor, pidfd, &error);
-      close (pidfd);
-      g_assert_no_error (error);
-      g_assert_cmpint (procwatch_process_get_pid (process), ==, thread_id.tid);
+      return;
     }
 
-  g_mutex_lock (&thread_id.lock);
-  thread_id.release = TRUE;
-  g_cond_broadcast (&thread_id.cond);
-  g_mutex_unlock (&thread_id.lock);
-  g_thread_join (thread);
+  process = procwatch_process_monitor_watch_pidfd (monitor, pidfd, &error);
+  close (pidfd);
+  g_assert_no_error (error);
+  g_assert_cmpint (procwatch_process_get_pid (process), ==, test_parked_thread_get_tid (thread));
 
-  if (process != NULL)
-    {
-      test_run_until_count (NULL, &recorder->n_reaped, 1);
-      test_drain_context (NULL);
-      g_assert_cmpuint (recorder->n_exited, ==, 1);
-      g_assert_cmpint (g_array_index (recorder->events, TestEvent, 0).state, ==,
-                       PROCWATCH_PROCESS_STATE_EXITED);
-      g_assert_cmpint (procwatch_process_get_state (process), ==, PROCWATCH_PROCESS_STATE_REAPED);
-    }
-
-  g_mutex_clear (&thread_id.lock);
-  g_cond_clear (&thread_id.cond);
+  test_parked_thread_release (thread);
+  test_run_until_count (NULL, &recorder->n_reaped, 1);
+  test_drain_context (NULL);
+  g_assert_cmpuint (recorder->n_exited, ==, 1);
+  g_assert_cmpint (g_array_index (recorder->events, TestEvent, 0).state, ==,
+                   PROCWATCH_PROCESS_STATE_EXITED);
+  g_assert_cmpint (procwatch_process_get_state (process), ==, PROCWATCH_PROCESS_STATE_REAPED);
 }
 
 /* Pid reuse page and the pid property: "A process watched through a pidfd
