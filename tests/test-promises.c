@@ -349,25 +349,15 @@ test_unwatch_drops_every_process_with_the_pid (void)
   g_assert_cmpuint (recorder->events->len, ==, 0);
 }
 
-static void
-add_for_each_kind (const char    *name,
-                   GTestDataFunc  func)
-{
-  g_autofree char *child = g_strdup_printf ("/promises/child/%s", name);
-  g_autofree char *grandchild = g_strdup_printf ("/promises/non-child/%s", name);
-
-  g_test_add_data_func (child, GINT_TO_POINTER (TEST_PROCESS_CHILD), func);
-  g_test_add_data_func (grandchild, GINT_TO_POINTER (TEST_PROCESS_GRANDCHILD), func);
-}
-
 int
 main (int   argc,
       char *argv[])
 {
   test_init (&argc, &argv);
 
-  add_for_each_kind ("reaped-stops-watching-first", test_reaped_stops_watching);
-  add_for_each_kind ("getters-false-while-status-unknown", test_getters_false_while_unknown);
+  test_add_for_each_kind ("/promises", "reaped-stops-watching-first", test_reaped_stops_watching);
+  test_add_for_each_kind ("/promises", "getters-false-while-status-unknown",
+                          test_getters_false_while_unknown);
   g_test_add_func ("/promises/backend-chosen-once", test_backend_chosen_once);
   g_test_add_func ("/promises/process-outlives-monitor", test_process_outlives_monitor);
   g_test_add_func ("/promises/one-fd-per-process", test_one_fd_per_process);
