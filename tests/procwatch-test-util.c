@@ -404,6 +404,54 @@ test_count_open_fds (void)
   return count - 1;   /* the directory's own fd */
 }
 
+struct _TestParkedThread
+{
+  GThread *thread;
+  GAsyncQueue *tids;      /* thread → test: its task id */
+  GAsyncQueue *release;   /* test → thread: end now */
+  GPid tid;
+};
+
+static gpointer
+run_parked_thread (gpointer data)
+{
+  TestParkedThread *self = data;
+
+  g_async_queue_push (self->tids, GINT_TO_POINTER ((int) syscall (SYS_gettid)));
+  g_async_queue_pop (self->release);
+
+  return NULL;
+}
+
+TestParkedThread *
+test_parked_thread_new (void)
+{
+  TestParkedThread *self = g_new0 (TestParkedThread, 1);
+
+  self->tids = g_async_queue_new ();
+  self->release = g_async_queue_new ();
+  self->thread = g_thread_new ("parked", run_parked_thread, self);
+  self->tid = GPOINTER_TO_INT (g_async_queue_pop (self->tids));
+
+  return self;
+}
+
+GPid
+test_parked_thread_get_tid (TestParkedThread *self)
+{
+  return self->tid;
+}
+
+void
+test_parked_thread_release (TestParkedThread *self)
+{
+  g_async_queue_push (self->release, GINT_TO_POINTER (1));
+  g_thread_join (self->thread);
+  g_async_queue_unref (self->tids);
+  g_async_queue_unref (self->release);
+  g_free (self);
+}
+
 static void
 record (TestRecorder          *recorder,
         ProcwatchProcess      *process,
@@ -524,6 +572,18 @@ test_init (int    *argc,
 
   /* Orphans of a failed test stay our zombies instead of going to pid 1. */
   g_assert_no_errno (prctl (PR_SET_CHILD_SUBREAPER, 1));
+}
+
+void
+test_add_for_each_kind (const char    *prefix,
+                        const char    *name,
+                        GTestDataFunc  func)
+{
+  g_autofree char *child = g_strdup_printf ("%s/child/%s", prefix, name);
+  g_autofree char *grandchild = g_strdup_printf ("%s/non-child/%s", prefix, name);
+
+  g_test_add_data_func (child, GINT_TO_POINTER (TEST_PROCESS_CHILD), func);
+  g_test_add_data_func (grandchild, GINT_TO_POINTER (TEST_PROCESS_GRANDCHILD), func);
 }
 
 gboolean

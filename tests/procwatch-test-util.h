@@ -45,6 +45,14 @@ void         test_drain_context        (GMainContext    *context);
 
 guint        test_count_open_fds       (void);
 
+/* A thread of the test that has started and waits to be let go, so that
+ * its task id can be watched; release lets it end and joins it. */
+typedef struct _TestParkedThread TestParkedThread;
+
+TestParkedThread *test_parked_thread_new      (void);
+GPid              test_parked_thread_get_tid  (TestParkedThread *thread);
+void              test_parked_thread_release  (TestParkedThread *thread);
+
 /* Records every signal of a monitor, in order. */
 typedef struct
 {
@@ -77,6 +85,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (TestRecorder, test_recorder_free)
 
 void          test_init                   (int                     *argc,
                                            char                  ***argv);
+/* Adds @func as PREFIX/child/NAME and PREFIX/non-child/NAME, with the
+ * TestProcessKind as its data. */
+void          test_add_for_each_kind      (const char              *prefix,
+                                           const char              *name,
+                                           GTestDataFunc            func);
 
 G_END_DECLS
 
