@@ -67,8 +67,6 @@ target_free (ToolTarget *target)
   g_free (target);
 }
 
-#define warn tool_warn
-
 /* procwatch's own diagnostics, for --debug. */
 static void G_GNUC_PRINTF (2, 3)
 debug (Tool       *tool,
@@ -85,7 +83,7 @@ debug (Tool       *tool,
   message = g_strdup_vprintf (format, args);
   va_end (args);
 
-  warn ("%s", message);
+  tool_warn ("%s", message);
 }
 
 /* What waitpid -v prints on standard output: "PID 4242 finished",
@@ -432,7 +430,7 @@ watch_target (Tool        *tool,
 
   /* waitpid -v says this for every PID:INODE it cannot open. */
   if (result != WATCH_OK && want_inode != 0 && tool->verbose)
-    warn ("pidfd inode %" G_GUINT64_FORMAT " not found for PID %d", want_inode, (int) pid);
+    tool_warn ("pidfd inode %" G_GUINT64_FORMAT " not found for PID %d", want_inode, (int) pid);
 
   return result;
 }
@@ -456,7 +454,7 @@ ensure_fd_limit (Tool  *tool,
 
   limit.rlim_cur = limit.rlim_max;
   if (setrlimit (RLIMIT_NOFILE, &limit) != 0)
-    warn ("cannot raise the open file limit: %s", g_strerror (errno));
+    tool_warn ("cannot raise the open file limit: %s", g_strerror (errno));
 }
 
 /* The command is our child and nobody else reaps it: its status is known
@@ -541,7 +539,7 @@ run_command (Tool   *tool,
                       G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_CHILD_INHERITS_STDIN,
                       NULL, NULL, &pid, &error))
     {
-      warn ("cannot run '%s': %s", command_argv[0], error->message);
+      tool_warn ("cannot run '%s': %s", command_argv[0], error->message);
       return g_error_matches (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT) ? 127 : 126;
     }
 
@@ -554,7 +552,7 @@ run_command (Tool   *tool,
     case WATCH_OK:
       break;
     default:
-      warn ("could not open PID %d: %s", (int) pid, error->message);
+      tool_warn ("could not open PID %d: %s", (int) pid, error->message);
       kill (pid, SIGTERM);
       return g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED) ? TOOL_EXIT_UNSUPPORTED
                                                                            : TOOL_EXIT_FAILURE;
@@ -583,7 +581,7 @@ collect_pid_args (GPtrArray *pid_args,
 
       if (!tool_parse_pid_arg (text, &pid, &inode))
         {
-          warn ("failed to parse PID argument '%s': %s", text, g_strerror (errno));
+          tool_warn ("failed to parse PID argument '%s': %s", text, g_strerror (errno));
           return TOOL_EXIT_FAILURE;
         }
 
@@ -618,10 +616,10 @@ report_no_match (Tool           *tool,
     return;
 
   if (!tool->allow_exited)
-    warn ("no process matches '%s'", pattern);
+    tool_warn ("no process matches '%s'", pattern);
 
   if (!(match_flags & TOOL_MATCH_FULL) && is_long_match (pattern))
-    warn ("pattern that searches for process name longer than 15 characters will result "
+    tool_warn ("pattern that searches for process name longer than 15 characters will result "
           "in zero matches\nTry `%s -f' option to match against the complete command line.",
           tool_program_name);
 }
@@ -654,7 +652,7 @@ collect_named (Tool                *tool,
     {
       if (g_error_matches (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE))
         return tool_usage_error (error->message);
-      warn ("%s", error->message);
+      tool_warn ("%s", error->message);
       return TOOL_EXIT_FAILURE;
     }
 
@@ -684,7 +682,7 @@ watch_failed (Tool         *tool,
               const GError *error,
               int           exit_code)
 {
-  warn ("could not open PID %d: %s", (int) pid, error->message);
+  tool_warn ("could not open PID %d: %s", (int) pid, error->message);
   if (!tool->allow_exited || tool->waitpid_mode)
     return exit_code;
   return -1;
@@ -719,10 +717,10 @@ watch_all (Tool     *tool,
           if (tool->allow_exited || named)
             {
               if (tool->verbose)
-                warn ("PID %d has exited, skipping", (int) pid);
+                tool_warn ("PID %d has exited, skipping", (int) pid);
               break;
             }
-          warn ("could not open PID %d: %s", (int) pid, error->message);
+          tool_warn ("could not open PID %d: %s", (int) pid, error->message);
           return TOOL_EXIT_FAILURE;
 
         case WATCH_UNSUPPORTED:
@@ -752,7 +750,7 @@ check_count (guint64 count,
   if (count <= n_processes)
     return -1;
 
-  warn ("can't wait for %" G_GUINT64_FORMAT " of %u PIDs", count, n_processes);
+  tool_warn ("can't wait for %" G_GUINT64_FORMAT " of %u PIDs", count, n_processes);
   return TOOL_EXIT_FAILURE;
 }
 
@@ -831,7 +829,7 @@ run (Tool        *tool,
 
   if (g_strcmp0 (procwatch_process_monitor_get_backend (monitor), "none") == 0)
     {
-      warn ("this system offers no way to watch processes (no pidfd_open, no /proc)");
+      tool_warn ("this system offers no way to watch processes (no pidfd_open, no /proc)");
       return TOOL_EXIT_UNSUPPORTED;
     }
 

@@ -732,7 +732,8 @@ def test_name_full_command_line(procs, tools):
                    stdin=subprocess.PIPE)
     status, _, err = run('-n', token)
     # 16 characters: pgrep's warning says why.
-    assert status == 1 and err == "procwatch: no process matches '%s'\n" % token + LONG_PATTERN_WARNING
+    assert status == 1
+    assert err == "procwatch: no process matches '%s'\n" % token + LONG_PATTERN_WARNING
     # procwatch's own command line holds the token too: it never watches itself.
     tool = tools('-f', '--debug', '-n', token)
     assert_backend_line(tool.err_line())

@@ -21,7 +21,9 @@ import sys
 
 import pytest
 
-from test_procwatch import WAITPID_USAGE_ERRORS, gone_pid, kernel_at_least, zombie, procs  # noqa: F401
+# procs is a fixture: imported to be used here.
+from test_procwatch import (WAITPID_USAGE_ERRORS, gone_pid, kernel_at_least,  # noqa: F401
+                            procs, zombie)
 
 TOOL = os.environ['PROCWATCH_TOOL']
 WAITPID = os.environ['PROCWATCH_WAITPID']
@@ -30,7 +32,8 @@ DEADLINE = 20.0
 # upstream's getino -p PID: "PID:INODE" of the process's pidfd on pidfs.
 PREAMBLE = r'''
 getino() {
-    "$PYTHON" -c 'import os, sys; p = int(sys.argv[1]); print("%d:%d" % (p, os.fstat(os.pidfd_open(p)).st_ino))' "$2"
+    "$PYTHON" -c 'import os, sys; p = int(sys.argv[1])
+print("%d:%d" % (p, os.fstat(os.pidfd_open(p)).st_ino))' "$2"
 }
 '''
 
