@@ -389,17 +389,9 @@ test_reaped_before_looked (gconstpointer data)
   pid = fork_blocked_child (9, 0, &control);
 
   if (by_pidfd)
-    {
-      int pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
-
-      g_assert_cmpint (pidfd, >=, 0);
-      process = procwatch_process_monitor_watch_pidfd (monitor, pidfd, &error);
-      close (pidfd);
-    }
+    process = test_watch_by_pidfd (monitor, pid);
   else
-    {
-      process = procwatch_process_monitor_watch_pid (monitor, pid, &error);
-    }
+    process = procwatch_process_monitor_watch_pid (monitor, pid, &error);
   g_assert_no_error (error);
 
   close (control);
@@ -609,7 +601,6 @@ check_pids_in_new_namespace (int outer_pidfd)
   g_autoptr(ProcwatchProcess) inner = NULL;
   g_autoptr(GError) error = NULL;
   int control;
-  int pidfd;
   GPid pid;
 
   g_assert_cmpint (getpid (), ==, 1);
@@ -647,11 +638,7 @@ check_pids_in_new_namespace (int outer_pidfd)
   g_assert_false (procwatch_process_monitor_unwatch (monitor, 0));
 
   pid = fork_blocked_child (6, 0, &control);
-  pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
-  g_assert_cmpint (pidfd, >=, 0);
-  inner = procwatch_process_monitor_watch_pidfd (monitor, pidfd, &error);
-  g_assert_no_error (error);
-  close (pidfd);
+  inner = test_watch_by_pidfd (monitor, pid);
   g_test_message ("process inside the namespace, pid %d: pid %d",
                   pid, procwatch_process_get_pid (inner));
   g_assert_true (procwatch_process_get_pid (inner) == pid ||
@@ -671,23 +658,11 @@ check_pids_in_new_namespace (int outer_pidfd)
   exit (0);
 }
 
-static gboolean
-can_unshare_pid_namespace (void)
-{
-  int status;
-  pid_t pid = fork ();
-
-  g_assert_cmpint (pid, >=, 0);
-  if (pid == 0)
-    _exit (unshare (CLONE_NEWPID) == 0 ? 0 : 1);
-
-  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
-  return WIFEXITED (status) && WEXITSTATUS (status) == 0;
-}
-
 static void
 test_pid_namespace (void)
 {
+  g_autofree char *why = NULL;
+
   if (g_test_subprocess ())
     {
       int pidfd = (int) syscall (SYS_pidfd_open, getpid (), 0);
@@ -695,7 +670,7 @@ test_pid_namespace (void)
       pid_t pid;
 
       g_assert_cmpint (pidfd, >=, 0);
-      g_assert_no_errno (unshare (CLONE_NEWPID));
+      g_assert_no_errno (test_unshare (CLONE_NEWPID));
 
       pid = fork ();
       g_assert_cmpint (pid, >=, 0);
@@ -712,9 +687,9 @@ test_pid_namespace (void)
   if (test_skip_without_pidfd ())
     return;
 
-  if (!can_unshare_pid_namespace ())
+  if (!test_can_unshare (CLONE_NEWPID, NULL, NULL, &why))
     {
-      g_test_skip ("Cannot create a pid namespace here (unshare (CLONE_NEWPID) fails)");
+      g_test_skip_printf ("cannot create a pid namespace here (%s)", why);
       return;
     }
 
