@@ -471,7 +471,7 @@ test_pending_wait_keeps_monitor (gconstpointer data)
 
 /* Item 7: the last reference dropped in another thread while the owner
  * iterates its context, with events arriving. */
-#define N_UNREF_ROUNDS 60
+#define N_UNREF_ROUNDS 400
 #define N_UNREF_TARGETS 4
 
 typedef struct
