@@ -989,9 +989,11 @@ procwatch_process_monitor_unwatch (ProcwatchProcessMonitor *self,
  *
  * Stops watching every process and closes every file descriptor of the
  * monitor, at once. No signal is emitted afterwards. Every pending
- * [method@Procwatch.ProcessMonitor.wait_async] completes with
- * `G_IO_ERROR_CANCELLED` from the main loop, after this call has
- * returned; later watch calls fail with `G_IO_ERROR_CLOSED`.
+ * [method@Procwatch.ProcessMonitor.wait_async] completes from the main loop,
+ * after this call has returned: with `G_IO_ERROR_CANCELLED`, or with the
+ * process if its exit had been seen (when closing from an
+ * [signal@Procwatch.ProcessMonitor::exited] handler). Later watch calls fail
+ * with `G_IO_ERROR_CLOSED`.
  *
  * Pending waits hold references to the monitor, so dropping your own does
  * not stop them; call this where watching must end for good, such as in the

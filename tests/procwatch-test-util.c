@@ -522,6 +522,18 @@ test_init (int    *argc,
   g_assert_no_errno (prctl (PR_SET_CHILD_SUBREAPER, 1));
 }
 
+void
+test_add_for_each_kind (const char    *prefix,
+                        const char    *name,
+                        GTestDataFunc  func)
+{
+  g_autofree char *child = g_strdup_printf ("%s/child/%s", prefix, name);
+  g_autofree char *grandchild = g_strdup_printf ("%s/non-child/%s", prefix, name);
+
+  g_test_add_data_func (child, GINT_TO_POINTER (TEST_PROCESS_CHILD), func);
+  g_test_add_data_func (grandchild, GINT_TO_POINTER (TEST_PROCESS_GRANDCHILD), func);
+}
+
 gboolean
 test_have_pidfd (void)
 {

@@ -78,6 +78,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (TestRecorder, test_recorder_free)
 void          test_init                   (int                     *argc,
                                            char                  ***argv);
 
+/* Adds @func as PREFIX/child/NAME and PREFIX/non-child/NAME, with the
+ * TestProcessKind as its data. */
+void          test_add_for_each_kind      (const char              *prefix,
+                                           const char              *name,
+                                           GTestDataFunc            func);
+
 G_END_DECLS
 
 G_BEGIN_DECLS

@@ -630,30 +630,22 @@ test_fork (gconstpointer data)
   test_run_until_count (NULL, &recorder->n_reaped, 1);
 }
 
-static void
-add_for_each_kind (const char    *name,
-                   GTestDataFunc  func)
-{
-  g_autofree char *child = g_strdup_printf ("/lifecycle/child/%s", name);
-  g_autofree char *grandchild = g_strdup_printf ("/lifecycle/non-child/%s", name);
-
-  g_test_add_data_func (child, GINT_TO_POINTER (TEST_PROCESS_CHILD), func);
-  g_test_add_data_func (grandchild, GINT_TO_POINTER (TEST_PROCESS_GRANDCHILD), func);
-}
-
 int
 main (int   argc,
       char *argv[])
 {
   test_init (&argc, &argv);
 
-  add_for_each_kind ("unwatch-completes-later", test_unwatch_completes_later);
+  test_add_for_each_kind ("/lifecycle", "unwatch-completes-later",
+                          test_unwatch_completes_later);
   g_test_add_func ("/lifecycle/dispose-in-dispatch", test_dispose_in_dispatch);
-  add_for_each_kind ("unwatch-in-exited-handler", test_unwatch_in_exited_handler);
-  add_for_each_kind ("close", test_close);
-  add_for_each_kind ("pending-wait-keeps-monitor", test_pending_wait_keeps_monitor);
+  test_add_for_each_kind ("/lifecycle", "unwatch-in-exited-handler",
+                          test_unwatch_in_exited_handler);
+  test_add_for_each_kind ("/lifecycle", "close", test_close);
+  test_add_for_each_kind ("/lifecycle", "pending-wait-keeps-monitor",
+                          test_pending_wait_keeps_monitor);
   g_test_add_func ("/lifecycle/last-unref-in-other-thread", test_last_unref_in_other_thread);
-  add_for_each_kind ("fork", test_fork);
+  test_add_for_each_kind ("/lifecycle", "fork", test_fork);
 
   return g_test_run ();
 }
