@@ -18,13 +18,7 @@
 #include <sys/wait.h>
 
 #include "fault-inject.h"
-
-#ifndef SYS_pidfd_open
-# define SYS_pidfd_open 434
-#endif
-#ifndef SYS_pidfd_send_signal
-# define SYS_pidfd_send_signal 424
-#endif
+#include "procwatch-linux-private.h"
 
 typedef struct
 {

@@ -25,10 +25,11 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "procwatch-linux-private.h"
 
 static int
 usage (void)
@@ -152,7 +153,7 @@ send_pidfd (const char *name,
   int pidfd;
   int sock;
 
-  pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+  pidfd = procwatch_pidfd_open (pid, 0);
   if (pidfd < 0)
     {
       perror ("pidfd_open");

@@ -6,15 +6,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "procwatch-linux-private.h"
 #include "procwatch-test-util.h"
 
 #define TEST_DEADLINE_SECONDS 60
@@ -400,6 +404,54 @@ test_count_open_fds (void)
   return count - 1;   /* the directory's own fd */
 }
 
+struct _TestParkedThread
+{
+  GThread *thread;
+  GAsyncQueue *tids;      /* thread → test: its task id */
+  GAsyncQueue *release;   /* test → thread: end now */
+  GPid tid;
+};
+
+static gpointer
+run_parked_thread (gpointer data)
+{
+  TestParkedThread *self = data;
+
+  g_async_queue_push (self->tids, GINT_TO_POINTER ((int) syscall (SYS_gettid)));
+  g_async_queue_pop (self->release);
+
+  return NULL;
+}
+
+TestParkedThread *
+test_parked_thread_new (void)
+{
+  TestParkedThread *self = g_new0 (TestParkedThread, 1);
+
+  self->tids = g_async_queue_new ();
+  self->release = g_async_queue_new ();
+  self->thread = g_thread_new ("parked", run_parked_thread, self);
+  self->tid = GPOINTER_TO_INT (g_async_queue_pop (self->tids));
+
+  return self;
+}
+
+GPid
+test_parked_thread_get_tid (TestParkedThread *self)
+{
+  return self->tid;
+}
+
+void
+test_parked_thread_release (TestParkedThread *self)
+{
+  g_async_queue_push (self->release, GINT_TO_POINTER (1));
+  g_thread_join (self->thread);
+  g_async_queue_unref (self->tids);
+  g_async_queue_unref (self->release);
+  g_free (self);
+}
+
 static void
 record (TestRecorder          *recorder,
         ProcwatchProcess      *process,
@@ -537,7 +589,7 @@ test_add_for_each_kind (const char    *prefix,
 gboolean
 test_have_pidfd (void)
 {
-  int pidfd = (int) syscall (SYS_pidfd_open, getpid (), 0);
+  int pidfd = procwatch_pidfd_open (getpid (), 0);
 
   if (pidfd < 0)
     return FALSE;
@@ -549,13 +601,7 @@ test_have_pidfd (void)
 static gboolean
 kernel_keeps_exit_status (void)
 {
-  struct
-  {
-    guint64 mask;
-    guint64 cgroupid;
-    guint32 ids[11];
-    gint32 exit_code;
-  } info;
+  struct procwatch_pidfd_info info;
   int pidfd;
   pid_t pid;
   int ret;
@@ -565,7 +611,7 @@ kernel_keeps_exit_status (void)
   if (pid == 0)
     _exit (42);
 
-  pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+  pidfd = procwatch_pidfd_open (pid, 0);
   if (pidfd < 0)
     {
       waitpid (pid, NULL, 0);
@@ -574,11 +620,11 @@ kernel_keeps_exit_status (void)
   g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
 
   memset (&info, 0, sizeof info);
-  info.mask = 1 << 3;
-  ret = ioctl (pidfd, _IOWR (0xFF, 11, info), &info);
+  info.mask = PIDFD_INFO_EXIT;
+  ret = ioctl (pidfd, PROCWATCH_PIDFD_GET_INFO, &info);
   close (pidfd);
 
-  return ret == 0 && (info.mask & (1 << 3)) != 0 && info.exit_code == 42 << 8;
+  return ret == 0 && (info.mask & PIDFD_INFO_EXIT) != 0 && info.exit_code == 42 << 8;
 }
 
 gboolean
@@ -592,6 +638,22 @@ test_status_known_after_reap (ProcwatchProcessMonitor *monitor)
   return keeps && g_str_equal (procwatch_process_monitor_get_backend (monitor), "pidfd");
 }
 
+ProcwatchProcess *
+test_watch_by_pidfd (ProcwatchProcessMonitor *monitor,
+                     GPid                     pid)
+{
+  g_autoptr(GError) error = NULL;
+  ProcwatchProcess *process;
+  int pidfd = procwatch_pidfd_open (pid, 0);
+
+  g_assert_no_errno (pidfd);
+  process = procwatch_process_monitor_watch_pidfd (monitor, pidfd, &error);
+  g_assert_no_error (error);
+  close (pidfd);
+
+  return process;
+}
+
 gboolean
 test_skip_without_pidfd (void)
 {
@@ -600,4 +662,131 @@ test_skip_without_pidfd (void)
 
   g_test_skip ("pidfd_open() is not available here");
   return TRUE;
+}
+
+/* Writes @text in one write(): /proc files take no temporary file, as
+ * g_file_set_contents() would make. Sets errno on failure. */
+gboolean
+test_write_proc_file (const char *path,
+                      const char *text)
+{
+  int fd = open (path, O_WRONLY | O_CLOEXEC);
+  gssize length = (gssize) strlen (text);
+  gboolean ok;
+
+  if (fd < 0)
+    return FALSE;
+
+  ok = write (fd, text, length) == length;
+  close (fd);
+  return ok;
+}
+
+/* unshare (@flags), for a user other than root inside a new user namespace
+ * of which it is root, as `unshare --map-root-user` does: unprivileged users
+ * may have pid and mount namespaces that way. */
+int
+test_unshare (int flags)
+{
+  uid_t uid = geteuid ();
+  gid_t gid = getegid ();
+  char map[64];
+
+  if (uid == 0)
+    return unshare (flags);
+
+  if (unshare (CLONE_NEWUSER | flags) != 0)
+    return -1;
+
+  snprintf (map, sizeof map, "0 %u 1", (unsigned int) uid);
+  if (!test_write_proc_file ("/proc/self/uid_map", map) ||
+      !test_write_proc_file ("/proc/self/setgroups", "deny"))
+    return -1;
+
+  snprintf (map, sizeof map, "0 %u 1", (unsigned int) gid);
+  return test_write_proc_file ("/proc/self/gid_map", map) ? 0 : -1;
+}
+
+/* A /proc of our own. Only /proc is made private, not "/": the new proc
+ * is mounted on it, so only its propagation matters, and in a plain chroot
+ * "/" is no mount point, which MS_PRIVATE refuses (EINVAL). */
+const char *
+test_mount_private_proc (const char *options)
+{
+  /* A type string although none is used: valgrind checks that it is one. */
+  if (mount ("none", "/proc", "none", MS_REC | MS_PRIVATE, NULL) != 0)
+    return "making /proc private";
+  if (mount ("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, options) != 0)
+    return "mounting /proc";
+  return NULL;
+}
+
+static void
+report_setup (int         fd,
+              const char *failed)
+{
+  char message[256];
+  int length;
+
+  if (failed == NULL)
+    return;
+
+  length = snprintf (message, sizeof message, "%s: %s", failed, strerror (errno));
+  if (length > 0 && write (fd, message, MIN ((size_t) length, sizeof message - 1)) < 0)
+    _exit (1);
+}
+
+/* Whether unshare (@flags) and then @setup succeed here: tried in a
+ * throw-away child (with CLONE_NEWPID, in its first child, the new
+ * namespace's pid 1), so that a test can skip, saying why in *@why, where
+ * a chroot, a container or a missing privilege refuses what it needs. */
+gboolean
+test_can_unshare (int                  flags,
+                  TestNamespaceSetup   setup,
+                  gconstpointer        user_data,
+                  char               **why)
+{
+  char message[256];
+  gssize length;
+  int fds[2];
+  int status;
+  pid_t pid;
+
+  g_assert_no_errno (pipe2 (fds, O_CLOEXEC));
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      pid_t init;
+
+      close (fds[0]);
+      if (test_unshare (flags) != 0)
+        {
+          report_setup (fds[1], "unshare");
+          _exit (0);
+        }
+
+      init = (flags & CLONE_NEWPID) != 0 ? fork () : 0;
+      if (init < 0)
+        report_setup (fds[1], "starting a process in the new pid namespace");
+      else if (init == 0)
+        report_setup (fds[1], setup != NULL ? setup (user_data) : NULL);
+      else
+        waitpid (init, NULL, 0);
+      _exit (0);
+    }
+
+  close (fds[1]);
+  do
+    length = read (fds[0], message, sizeof message - 1);
+  while (length < 0 && errno == EINTR);
+  close (fds[0]);
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+
+  if (length <= 0)
+    return TRUE;
+
+  message[length] = '\0';
+  *why = g_strdup (message);
+  return FALSE;
 }

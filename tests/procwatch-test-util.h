@@ -45,6 +45,14 @@ void         test_drain_context        (GMainContext    *context);
 
 guint        test_count_open_fds       (void);
 
+/* A thread of the test that has started and waits to be let go, so that
+ * its task id can be watched; release lets it end and joins it. */
+typedef struct _TestParkedThread TestParkedThread;
+
+TestParkedThread *test_parked_thread_new      (void);
+GPid              test_parked_thread_get_tid  (TestParkedThread *thread);
+void              test_parked_thread_release  (TestParkedThread *thread);
+
 /* Records every signal of a monitor, in order. */
 typedef struct
 {
@@ -77,6 +85,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (TestRecorder, test_recorder_free)
 
 void          test_init                   (int                     *argc,
                                            char                  ***argv);
+/* Adds @func as PREFIX/child/NAME and PREFIX/non-child/NAME, with the
+ * TestProcessKind as its data. */
+void          test_add_for_each_kind      (const char              *prefix,
+                                           const char              *name,
+                                           GTestDataFunc            func);
 
 /* Adds @func as PREFIX/child/NAME and PREFIX/non-child/NAME, with the
  * TestProcessKind as its data. */
@@ -89,6 +102,22 @@ G_END_DECLS
 G_BEGIN_DECLS
 gboolean      test_have_pidfd               (void);
 gboolean      test_skip_without_pidfd       (void);
+/* Watches @pid through a pidfd opened for the call and closed after it. */
+ProcwatchProcess *test_watch_by_pidfd       (ProcwatchProcessMonitor *monitor,
+                                             GPid                     pid);
+
+/* A step of setting up namespaces: returns NULL on success, or what failed
+ * with errno set. */
+typedef const char *(*TestNamespaceSetup) (gconstpointer user_data);
+
+gboolean      test_write_proc_file          (const char              *path,
+                                             const char              *text);
+int           test_unshare                  (int                      flags);
+const char   *test_mount_private_proc       (const char              *options);
+gboolean      test_can_unshare              (int                      flags,
+                                             TestNamespaceSetup       setup,
+                                             gconstpointer            user_data,
+                                             char                   **why);
 /* Whether @monitor learns the status of a process it saw only once it had
  * been reaped: on the pidfd backend, where the kernel keeps it
  * (PIDFD_INFO_EXIT, Linux 6.15+), found out by trying it. */

@@ -21,12 +21,36 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#ifndef SYS_pidfd_open
-# define SYS_pidfd_open 434
-#endif
+#include "procwatch-linux-private.h"
 
+/* The ioctl's direction, type and number; the size bits vary with the
+ * version of the struct a caller passes. */
 #define PIDFD_GET_INFO_MASK 0xC000FFFFu
-#define PIDFD_GET_INFO_NR   0xC000FF0Bu
+#define PIDFD_GET_INFO_NR   (PROCWATCH_PIDFD_GET_INFO & PIDFD_GET_INFO_MASK)
+
+/* The filter compares system call numbers, which are per architecture: it
+ * acts only on calls made with the ABI this program was built for. */
+#if defined(__x86_64__) && !defined(__ILP32__)
+# define NATIVE_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__i386__)
+# define NATIVE_AUDIT_ARCH AUDIT_ARCH_I386
+#elif defined(__aarch64__) && defined(__AARCH64EB__)
+# define NATIVE_AUDIT_ARCH AUDIT_ARCH_AARCH64BE
+#elif defined(__aarch64__)
+# define NATIVE_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#elif defined(__arm__) && defined(__ARMEB__)
+# define NATIVE_AUDIT_ARCH AUDIT_ARCH_ARMEB
+#elif defined(__arm__)
+# define NATIVE_AUDIT_ARCH AUDIT_ARCH_ARM
+#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+# define NATIVE_AUDIT_ARCH AUDIT_ARCH_PPC64LE
+#elif defined(__powerpc64__)
+# define NATIVE_AUDIT_ARCH AUDIT_ARCH_PPC64
+#elif defined(__s390x__)
+# define NATIVE_AUDIT_ARCH AUDIT_ARCH_S390X
+#elif defined(__riscv) && __riscv_xlen == 64
+# define NATIVE_AUDIT_ARCH AUDIT_ARCH_RISCV64
+#endif
 
 int
 main (int   argc,
@@ -58,10 +82,15 @@ main (int   argc,
       return 2;
     }
 
+#ifndef NATIVE_AUDIT_ARCH
+  /* The wrapped tests speak TAP: one line makes them a skip, not a failure. */
+  printf ("1..0 # SKIP seccomp-exec does not know this architecture's audit value\n");
+  return 0;
+#else
   {
     struct sock_filter filter[] = {
       BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, arch)),
-      BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+      BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, NATIVE_AUDIT_ARCH, 1, 0),
       BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
       BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
       BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, SYS_pidfd_open, 0, 1),
@@ -81,12 +110,14 @@ main (int   argc,
     if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
         prctl (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0)
       {
-        perror ("seccomp-exec: cannot install the filter");
-        return 2;
+        /* A kernel without CONFIG_SECCOMP_FILTER cannot pretend. */
+        printf ("1..0 # SKIP seccomp-exec cannot install a filter: %s\n", strerror (errno));
+        return 0;
       }
   }
 
   execvp (argv[i + 1], argv + i + 1);
   perror ("seccomp-exec: cannot run the program");
   return 127;
+#endif
 }

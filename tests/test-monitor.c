@@ -15,41 +15,75 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "procwatch-linux-private.h"
 #include "procwatch-test-util.h"
 
-static TestProcessKind
-kind_of (gconstpointer data)
+/* What the tests start from: a monitor and a recorder of its signals and,
+ * for the tests added with fixture_set_up_target(), a process of the kind
+ * the test is added for, which the test makes exit and reaps. */
+typedef struct
 {
-  return GPOINTER_TO_INT (data);
+  TestProcessKind kind;
+  ProcwatchProcessMonitor *monitor;
+  TestRecorder *recorder;
+  TestProcess *target;
+  GPid pid;
+} Fixture;
+
+static void
+fixture_set_up (Fixture       *fixture,
+                gconstpointer  data)
+{
+  fixture->kind = GPOINTER_TO_INT (data);
+  fixture->monitor = procwatch_process_monitor_new ();
+  fixture->recorder = test_recorder_new (fixture->monitor);
+}
+
+static void
+fixture_set_up_target (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  fixture_set_up (fixture, data);
+  fixture->target = test_process_spawn (fixture->kind);
+  fixture->pid = test_process_get_pid (fixture->target);
+}
+
+static void
+fixture_tear_down (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_clear_pointer (&fixture->target, test_process_free);
+  g_clear_pointer (&fixture->recorder, test_recorder_free);
+  g_clear_object (&fixture->monitor);
 }
 
 static gboolean
-is_child (gconstpointer data)
+is_child (Fixture *fixture)
 {
-  return kind_of (data) == TEST_PROCESS_CHILD;
+  return fixture->kind == TEST_PROCESS_CHILD;
 }
 
 /* What the status must be at each event, for this kind of process. */
 static void
-assert_status_at_events (TestRecorder *recorder,
-                         GPid          pid,
-                         gconstpointer data,
-                         int           expected)
+assert_status_at_events (Fixture *fixture,
+                         int      expected)
 {
-  gboolean after_reap = test_status_known_after_reap (recorder->monitor);
-  TestEvent *exited = test_recorder_find (recorder, pid, PROCWATCH_PROCESS_STATE_EXITED);
-  TestEvent *reaped = test_recorder_find (recorder, pid, PROCWATCH_PROCESS_STATE_REAPED);
+  gboolean after_reap = test_status_known_after_reap (fixture->monitor);
+  TestEvent *exited = test_recorder_find (fixture->recorder, fixture->pid,
+                                          PROCWATCH_PROCESS_STATE_EXITED);
+  TestEvent *reaped = test_recorder_find (fixture->recorder, fixture->pid,
+                                          PROCWATCH_PROCESS_STATE_REAPED);
 
   g_assert_nonnull (exited);
   g_assert_nonnull (reaped);
 
-  if (is_child (data))
+  if (is_child (fixture))
     {
       g_assert_true (exited->had_status);
       g_assert_cmpint (exited->status, ==, expected);
     }
 
-  if (is_child (data) || after_reap)
+  if (is_child (fixture) || after_reap)
     {
       g_assert_true (reaped->had_status);
       g_assert_cmpint (reaped->status, ==, expected);
@@ -61,44 +95,41 @@ assert_status_at_events (TestRecorder *recorder,
 }
 
 static void
-test_backend (void)
+test_backend (Fixture       *fixture,
+              gconstpointer  data)
 {
-  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
   g_autofree char *backend = NULL;
   const char *expected = g_getenv ("PROCWATCH_TEST_EXPECT_BACKEND");
 
-  g_object_get (monitor, "backend", &backend, NULL);
-  g_assert_cmpstr (backend, ==, procwatch_process_monitor_get_backend (monitor));
+  g_object_get (fixture->monitor, "backend", &backend, NULL);
+  g_assert_cmpstr (backend, ==, procwatch_process_monitor_get_backend (fixture->monitor));
   g_assert_cmpstr (backend, ==, expected != NULL ? expected : "pidfd");
 }
 
 static void
-test_exit_code (gconstpointer data)
+test_exit_code (Fixture       *fixture,
+                gconstpointer  data)
 {
-  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
-  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
-  g_autoptr(TestProcess) target = test_process_spawn (kind_of (data));
   g_autoptr(ProcwatchProcess) process = NULL;
   g_autoptr(GError) error = NULL;
-  GPid pid = test_process_get_pid (target);
   int status;
 
-  process = procwatch_process_monitor_watch_pid (monitor, pid, &error);
+  process = procwatch_process_monitor_watch_pid (fixture->monitor, fixture->pid, &error);
   g_assert_no_error (error);
-  g_assert_cmpint (procwatch_process_get_pid (process), ==, pid);
+  g_assert_cmpint (procwatch_process_get_pid (process), ==, fixture->pid);
   g_assert_cmpint (procwatch_process_get_state (process), ==, PROCWATCH_PROCESS_STATE_RUNNING);
   g_assert_false (procwatch_process_has_status (process));
 
-  test_process_exit (target, 3);
-  test_run_until_count (NULL, &recorder->n_exited, 1);
-  g_assert_cmpuint (recorder->n_reaped, ==, 0);
+  test_process_exit (fixture->target, 3);
+  test_run_until_count (NULL, &fixture->recorder->n_exited, 1);
+  g_assert_cmpuint (fixture->recorder->n_reaped, ==, 0);
   g_assert_cmpint (procwatch_process_get_state (process), ==, PROCWATCH_PROCESS_STATE_EXITED);
 
-  status = test_process_reap (target);
+  status = test_process_reap (fixture->target);
   g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 3);
-  test_run_until_count (NULL, &recorder->n_reaped, 1);
+  test_run_until_count (NULL, &fixture->recorder->n_reaped, 1);
 
-  assert_status_at_events (recorder, pid, data, status);
+  assert_status_at_events (fixture, status);
   g_assert_cmpint (procwatch_process_get_state (process), ==, PROCWATCH_PROCESS_STATE_REAPED);
   if (procwatch_process_has_status (process))
     {
@@ -109,26 +140,23 @@ test_exit_code (gconstpointer data)
 }
 
 static void
-test_signal (gconstpointer data)
+test_signal (Fixture       *fixture,
+             gconstpointer  data)
 {
-  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
-  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
-  g_autoptr(TestProcess) target = test_process_spawn (kind_of (data));
   g_autoptr(ProcwatchProcess) process = NULL;
   g_autoptr(GError) error = NULL;
-  GPid pid = test_process_get_pid (target);
   int status;
 
-  process = procwatch_process_monitor_watch_pid (monitor, pid, &error);
+  process = procwatch_process_monitor_watch_pid (fixture->monitor, fixture->pid, &error);
   g_assert_no_error (error);
 
-  test_process_kill (target, SIGTERM);
-  test_run_until_count (NULL, &recorder->n_exited, 1);
-  status = test_process_reap (target);
+  test_process_kill (fixture->target, SIGTERM);
+  test_run_until_count (NULL, &fixture->recorder->n_exited, 1);
+  status = test_process_reap (fixture->target);
   g_assert_true (WIFSIGNALED (status) && WTERMSIG (status) == SIGTERM);
-  test_run_until_count (NULL, &recorder->n_reaped, 1);
+  test_run_until_count (NULL, &fixture->recorder->n_reaped, 1);
 
-  assert_status_at_events (recorder, pid, data, status);
+  assert_status_at_events (fixture, status);
   if (procwatch_process_has_status (process))
     {
       g_assert_false (procwatch_process_get_if_exited (process));
@@ -138,188 +166,167 @@ test_signal (gconstpointer data)
 }
 
 static void
-test_already_zombie (gconstpointer data)
+test_already_zombie (Fixture       *fixture,
+                     gconstpointer  data)
 {
-  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
-  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
-  g_autoptr(TestProcess) target = test_process_spawn (kind_of (data));
   g_autoptr(ProcwatchProcess) process = NULL;
   g_autoptr(GError) error = NULL;
-  GPid pid = test_process_get_pid (target);
 
-  test_process_exit (target, 7);
-  test_process_await_exit (target);
+  test_process_exit (fixture->target, 7);
+  test_process_await_exit (fixture->target);
 
-  process = procwatch_process_monitor_watch_pid (monitor, pid, &error);
+  process = procwatch_process_monitor_watch_pid (fixture->monitor, fixture->pid, &error);
   g_assert_no_error (error);
 
   /* Never synchronously from inside the call. */
-  g_assert_cmpuint (recorder->events->len, ==, 0);
+  g_assert_cmpuint (fixture->recorder->events->len, ==, 0);
   g_assert_cmpint (procwatch_process_get_state (process), ==, PROCWATCH_PROCESS_STATE_RUNNING);
 
-  test_run_until_count (NULL, &recorder->n_exited, 1);
-  g_assert_cmpuint (recorder->n_reaped, ==, 0);
+  test_run_until_count (NULL, &fixture->recorder->n_exited, 1);
+  g_assert_cmpuint (fixture->recorder->n_reaped, ==, 0);
 
-  test_process_reap (target);
-  test_run_until_count (NULL, &recorder->n_reaped, 1);
-  assert_status_at_events (recorder, pid, data, 7 << 8);
+  test_process_reap (fixture->target);
+  test_run_until_count (NULL, &fixture->recorder->n_reaped, 1);
+  assert_status_at_events (fixture, 7 << 8);
 }
 
 static void
-test_exit_and_reap_in_one_wakeup (gconstpointer data)
+test_exit_and_reap_in_one_wakeup (Fixture       *fixture,
+                                  gconstpointer  data)
 {
-  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
-  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
-  g_autoptr(TestProcess) target = test_process_spawn (kind_of (data));
   g_autoptr(ProcwatchProcess) process = NULL;
   g_autoptr(GError) error = NULL;
-  GPid pid = test_process_get_pid (target);
   TestEvent *first;
   TestEvent *second;
 
-  process = procwatch_process_monitor_watch_pid (monitor, pid, &error);
+  process = procwatch_process_monitor_watch_pid (fixture->monitor, fixture->pid, &error);
   g_assert_no_error (error);
 
   /* The main loop does not run between the exit and the reap. */
-  test_process_exit (target, 9);
-  test_process_reap (target);
+  test_process_exit (fixture->target, 9);
+  test_process_reap (fixture->target);
 
-  test_run_until_count (NULL, &recorder->n_reaped, 1);
+  test_run_until_count (NULL, &fixture->recorder->n_reaped, 1);
   test_drain_context (NULL);
 
-  g_assert_cmpuint (recorder->events->len, ==, 2);
-  first = &g_array_index (recorder->events, TestEvent, 0);
-  second = &g_array_index (recorder->events, TestEvent, 1);
+  g_assert_cmpuint (fixture->recorder->events->len, ==, 2);
+  first = &g_array_index (fixture->recorder->events, TestEvent, 0);
+  second = &g_array_index (fixture->recorder->events, TestEvent, 1);
   g_assert_cmpint (first->state, ==, PROCWATCH_PROCESS_STATE_EXITED);
   g_assert_cmpint (second->state, ==, PROCWATCH_PROCESS_STATE_REAPED);
   g_assert_true (first->process == process && second->process == process);
 
   /* It was never seen as a zombie: its status can only come after the reap. */
-  if (test_status_known_after_reap (monitor))
+  if (test_status_known_after_reap (fixture->monitor))
     {
       g_assert_true (procwatch_process_has_status (process));
       g_assert_cmpint (procwatch_process_get_exit_status (process), ==, 9);
     }
-  else if (!is_child (data))
+  else if (!is_child (fixture))
     {
       g_assert_false (procwatch_process_has_status (process));
     }
 }
 
 static void
-test_autoreaped (void)
+test_autoreaped (Fixture       *fixture,
+                 gconstpointer  data)
 {
-  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
-  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
-  g_autoptr(TestProcess) target = test_process_spawn (TEST_PROCESS_GRANDCHILD_AUTOREAP);
   g_autoptr(ProcwatchProcess) process = NULL;
   g_autoptr(GError) error = NULL;
 
-  process = procwatch_process_monitor_watch_pid (monitor, test_process_get_pid (target), &error);
+  process = procwatch_process_monitor_watch_pid (fixture->monitor, fixture->pid, &error);
   g_assert_no_error (error);
 
   /* Its parent ignores SIGCHLD: it is never a zombie, yet both signals come. */
-  test_process_exit (target, 5);
-  test_run_until_count (NULL, &recorder->n_reaped, 1);
+  test_process_exit (fixture->target, 5);
+  test_run_until_count (NULL, &fixture->recorder->n_reaped, 1);
   test_drain_context (NULL);
 
-  g_assert_cmpuint (recorder->n_exited, ==, 1);
-  g_assert_cmpuint (recorder->n_reaped, ==, 1);
-  g_assert_cmpint (g_array_index (recorder->events, TestEvent, 0).state, ==,
+  g_assert_cmpuint (fixture->recorder->n_exited, ==, 1);
+  g_assert_cmpuint (fixture->recorder->n_reaped, ==, 1);
+  g_assert_cmpint (g_array_index (fixture->recorder->events, TestEvent, 0).state, ==,
                    PROCWATCH_PROCESS_STATE_EXITED);
-  if (test_status_known_after_reap (monitor))
+  if (test_status_known_after_reap (fixture->monitor))
     g_assert_cmpint (procwatch_process_get_exit_status (process), ==, 5);
 
-  test_process_reap (target);
+  test_process_reap (fixture->target);
 }
 
 static void
-test_already_reaped (gconstpointer data)
+test_already_reaped (Fixture       *fixture,
+                     gconstpointer  data)
 {
-  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
-  g_autoptr(TestProcess) target = test_process_spawn (kind_of (data));
   g_autoptr(ProcwatchProcess) process = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *pid_text = NULL;
-  GPid pid = test_process_get_pid (target);
 
-  test_process_exit (target, 0);
-  test_process_reap (target);
+  test_process_exit (fixture->target, 0);
+  test_process_reap (fixture->target);
 
-  process = procwatch_process_monitor_watch_pid (monitor, pid, &error);
+  process = procwatch_process_monitor_watch_pid (fixture->monitor, fixture->pid, &error);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
   g_assert_null (process);
-  pid_text = g_strdup_printf ("%d", (int) pid);
+  pid_text = g_strdup_printf ("%d", (int) fixture->pid);
   g_assert_nonnull (strstr (error->message, pid_text));
 }
 
 static void
-test_unwatch (gconstpointer data)
+test_unwatch (Fixture       *fixture,
+              gconstpointer  data)
 {
-  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
   g_autoptr(ProcwatchProcessMonitor) sentinel = procwatch_process_monitor_new ();
-  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
   g_autoptr(TestRecorder) sentinel_recorder = test_recorder_new (sentinel);
-  g_autoptr(TestProcess) target = test_process_spawn (kind_of (data));
   g_autoptr(ProcwatchProcess) process = NULL;
   g_autoptr(ProcwatchProcess) sentinel_process = NULL;
   g_autoptr(GError) error = NULL;
-  GPid pid = test_process_get_pid (target);
 
-  process = procwatch_process_monitor_watch_pid (monitor, pid, &error);
+  process = procwatch_process_monitor_watch_pid (fixture->monitor, fixture->pid, &error);
   g_assert_no_error (error);
-  sentinel_process = procwatch_process_monitor_watch_pid (sentinel, pid, &error);
+  sentinel_process = procwatch_process_monitor_watch_pid (sentinel, fixture->pid, &error);
   g_assert_no_error (error);
 
-  g_assert_true (procwatch_process_monitor_unwatch (monitor, pid));
-  g_assert_false (procwatch_process_monitor_unwatch (monitor, pid));
-  g_assert_false (procwatch_process_monitor_unwatch (monitor, 0));
+  g_assert_true (procwatch_process_monitor_unwatch (fixture->monitor, fixture->pid));
+  g_assert_false (procwatch_process_monitor_unwatch (fixture->monitor, fixture->pid));
+  g_assert_false (procwatch_process_monitor_unwatch (fixture->monitor, 0));
 
-  test_process_exit (target, 0);
-  test_process_reap (target);
+  test_process_exit (fixture->target, 0);
+  test_process_reap (fixture->target);
 
   /* The other monitor's reaped comes from the same kernel event. */
   test_run_until_count (NULL, &sentinel_recorder->n_reaped, 1);
   test_drain_context (NULL);
-  g_assert_cmpuint (recorder->events->len, ==, 0);
+  g_assert_cmpuint (fixture->recorder->events->len, ==, 0);
   g_assert_cmpint (procwatch_process_get_state (process), ==, PROCWATCH_PROCESS_STATE_RUNNING);
 }
 
 static void
-test_watch_twice (gconstpointer data)
+test_watch_twice (Fixture       *fixture,
+                  gconstpointer  data)
 {
-  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
-  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
-  g_autoptr(TestProcess) target = test_process_spawn (kind_of (data));
   g_autoptr(ProcwatchProcess) first = NULL;
   g_autoptr(ProcwatchProcess) second = NULL;
   g_autoptr(ProcwatchProcess) by_pidfd = NULL;
   g_autoptr(GError) error = NULL;
-  GPid pid = test_process_get_pid (target);
-  int pidfd;
 
-  first = procwatch_process_monitor_watch_pid (monitor, pid, &error);
+  first = procwatch_process_monitor_watch_pid (fixture->monitor, fixture->pid, &error);
   g_assert_no_error (error);
-  second = procwatch_process_monitor_watch_pid (monitor, pid, &error);
+  second = procwatch_process_monitor_watch_pid (fixture->monitor, fixture->pid, &error);
   g_assert_no_error (error);
   g_assert_true (first == second);
 
   if (test_have_pidfd ())
     {
-      pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
-      g_assert_cmpint (pidfd, >=, 0);
-      by_pidfd = procwatch_process_monitor_watch_pidfd (monitor, pidfd, &error);
-      g_assert_no_error (error);
+      by_pidfd = test_watch_by_pidfd (fixture->monitor, fixture->pid);
       g_assert_true (by_pidfd == first);
-      close (pidfd);
     }
 
-  test_process_exit (target, 0);
-  test_process_reap (target);
-  test_run_until_count (NULL, &recorder->n_reaped, 1);
+  test_process_exit (fixture->target, 0);
+  test_process_reap (fixture->target);
+  test_run_until_count (NULL, &fixture->recorder->n_reaped, 1);
   test_drain_context (NULL);
-  g_assert_cmpuint (recorder->n_exited, ==, 1);
-  g_assert_cmpuint (recorder->n_reaped, ==, 1);
+  g_assert_cmpuint (fixture->recorder->n_exited, ==, 1);
+  g_assert_cmpuint (fixture->recorder->n_reaped, ==, 1);
 }
 
 /* A reaped process's pid taken by a new process: the new one is another
@@ -328,68 +335,60 @@ test_watch_twice (gconstpointer data)
  * pid-reuse test; here the monitor is asked for a pid whose old process is
  * reaped while its watch is still pending. */
 static void
-test_watch_after_reap_before_dispatch (gconstpointer data)
+test_watch_after_reap_before_dispatch (Fixture       *fixture,
+                                       gconstpointer  data)
 {
-  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
-  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
-  g_autoptr(TestProcess) target = test_process_spawn (kind_of (data));
   g_autoptr(ProcwatchProcess) process = NULL;
   g_autoptr(ProcwatchProcess) again = NULL;
   g_autoptr(GError) error = NULL;
-  GPid pid = test_process_get_pid (target);
 
-  process = procwatch_process_monitor_watch_pid (monitor, pid, &error);
+  process = procwatch_process_monitor_watch_pid (fixture->monitor, fixture->pid, &error);
   g_assert_no_error (error);
 
-  test_process_exit (target, 0);
-  test_process_reap (target);
+  test_process_exit (fixture->target, 0);
+  test_process_reap (fixture->target);
 
   /* The pid is free: watching it again must not hand out the old process. */
-  again = procwatch_process_monitor_watch_pid (monitor, pid, &error);
+  again = procwatch_process_monitor_watch_pid (fixture->monitor, fixture->pid, &error);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
   g_assert_null (again);
 
-  test_run_until_count (NULL, &recorder->n_reaped, 1);
-  g_assert_cmpuint (recorder->n_exited, ==, 1);
+  test_run_until_count (NULL, &fixture->recorder->n_reaped, 1);
+  g_assert_cmpuint (fixture->recorder->n_exited, ==, 1);
 }
 
 static void
-test_watch_pidfd (gconstpointer data)
+test_watch_pidfd (Fixture       *fixture,
+                  gconstpointer  data)
 {
-  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
-  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
-  g_autoptr(TestProcess) target = test_process_spawn (kind_of (data));
   g_autoptr(ProcwatchProcess) process = NULL;
   g_autoptr(GError) error = NULL;
-  GPid pid = test_process_get_pid (target);
   int pidfd;
   int status;
 
   if (test_skip_without_pidfd ())
     return;
 
-  pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+  pidfd = procwatch_pidfd_open (fixture->pid, 0);
   g_assert_cmpint (pidfd, >=, 0);
-  process = procwatch_process_monitor_watch_pidfd (monitor, pidfd, &error);
+  process = procwatch_process_monitor_watch_pidfd (fixture->monitor, pidfd, &error);
   g_assert_no_error (error);
-  g_assert_cmpint (procwatch_process_get_pid (process), ==, pid);
+  g_assert_cmpint (procwatch_process_get_pid (process), ==, fixture->pid);
 
   /* The monitor keeps its own duplicate. */
   g_assert_no_errno (close (pidfd));
 
-  test_process_kill (target, SIGKILL);
-  test_run_until_count (NULL, &recorder->n_exited, 1);
-  status = test_process_reap (target);
-  test_run_until_count (NULL, &recorder->n_reaped, 1);
-  assert_status_at_events (recorder, pid, data, status);
+  test_process_kill (fixture->target, SIGKILL);
+  test_run_until_count (NULL, &fixture->recorder->n_exited, 1);
+  status = test_process_reap (fixture->target);
+  test_run_until_count (NULL, &fixture->recorder->n_reaped, 1);
+  assert_status_at_events (fixture, status);
 }
 
 static void
-test_watch_pidfd_of_reaped (gconstpointer data)
+test_watch_pidfd_of_reaped (Fixture       *fixture,
+                            gconstpointer  data)
 {
-  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
-  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
-  g_autoptr(TestProcess) target = test_process_spawn (kind_of (data));
   g_autoptr(ProcwatchProcess) process = NULL;
   g_autoptr(GError) error = NULL;
   int pidfd;
@@ -397,42 +396,42 @@ test_watch_pidfd_of_reaped (gconstpointer data)
   if (test_skip_without_pidfd ())
     return;
 
-  pidfd = (int) syscall (SYS_pidfd_open, test_process_get_pid (target), 0);
+  pidfd = procwatch_pidfd_open (fixture->pid, 0);
   g_assert_cmpint (pidfd, >=, 0);
-  test_process_exit (target, 4);
-  test_process_reap (target);
+  test_process_exit (fixture->target, 4);
+  test_process_reap (fixture->target);
 
-  process = procwatch_process_monitor_watch_pidfd (monitor, pidfd, &error);
+  process = procwatch_process_monitor_watch_pidfd (fixture->monitor, pidfd, &error);
   g_assert_no_error (error);
   close (pidfd);
-  g_assert_cmpuint (recorder->events->len, ==, 0);
+  g_assert_cmpuint (fixture->recorder->events->len, ==, 0);
 
-  test_run_until_count (NULL, &recorder->n_reaped, 1);
-  g_assert_cmpuint (recorder->n_exited, ==, 1);
-  g_assert_cmpint (g_array_index (recorder->events, TestEvent, 0).state, ==,
+  test_run_until_count (NULL, &fixture->recorder->n_reaped, 1);
+  g_assert_cmpuint (fixture->recorder->n_exited, ==, 1);
+  g_assert_cmpint (g_array_index (fixture->recorder->events, TestEvent, 0).state, ==,
                    PROCWATCH_PROCESS_STATE_EXITED);
-  if (test_status_known_after_reap (monitor))
+  if (test_status_known_after_reap (fixture->monitor))
     g_assert_cmpint (procwatch_process_get_exit_status (process), ==, 4);
 }
 
 static void
-test_many (gconstpointer data)
+test_many (Fixture       *fixture,
+           gconstpointer  data)
 {
-  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
-  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
   g_autoptr(GPtrArray) targets = g_ptr_array_new_with_free_func ((GDestroyNotify) test_process_free);
   g_autoptr(GPtrArray) processes = g_ptr_array_new_with_free_func (g_object_unref);
   g_autoptr(GRand) rand = g_rand_new ();
-  const guint n = is_child (data) ? 400 : 250;
+  const guint n = is_child (fixture) ? 400 : 250;
   guint i;
 
   for (i = 0; i < n; i++)
     {
-      TestProcess *target = test_process_spawn (kind_of (data));
+      TestProcess *target = test_process_spawn (fixture->kind);
       g_autoptr(GError) error = NULL;
       ProcwatchProcess *process;
 
-      process = procwatch_process_monitor_watch_pid (monitor, test_process_get_pid (target), &error);
+      process = procwatch_process_monitor_watch_pid (fixture->monitor,
+                                                     test_process_get_pid (target), &error);
       g_assert_no_error (error);
       g_ptr_array_add (targets, target);
       g_ptr_array_add (processes, process);
@@ -468,17 +467,19 @@ test_many (gconstpointer data)
         g_main_context_iteration (NULL, FALSE);
     }
 
-  test_run_until_count (NULL, &recorder->n_reaped, n);
+  test_run_until_count (NULL, &fixture->recorder->n_reaped, n);
   test_drain_context (NULL);
 
-  g_assert_cmpuint (recorder->n_exited, ==, n);
-  g_assert_cmpuint (recorder->n_reaped, ==, n);
+  g_assert_cmpuint (fixture->recorder->n_exited, ==, n);
+  g_assert_cmpuint (fixture->recorder->n_reaped, ==, n);
   for (i = 0; i < n; i++)
     {
       GPid pid = test_process_get_pid (g_ptr_array_index (targets, i));
 
-      g_assert_cmpuint (test_recorder_count (recorder, pid, PROCWATCH_PROCESS_STATE_EXITED), ==, 1);
-      g_assert_cmpuint (test_recorder_count (recorder, pid, PROCWATCH_PROCESS_STATE_REAPED), ==, 1);
+      g_assert_cmpuint (test_recorder_count (fixture->recorder, pid,
+                                             PROCWATCH_PROCESS_STATE_EXITED), ==, 1);
+      g_assert_cmpuint (test_recorder_count (fixture->recorder, pid,
+                                             PROCWATCH_PROCESS_STATE_REAPED), ==, 1);
     }
 }
 
@@ -510,43 +511,41 @@ wait_result_clear (WaitResult *wait)
 }
 
 static void
-test_wait_async (gconstpointer data)
+test_wait_async (Fixture       *fixture,
+                 gconstpointer  data)
 {
-  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
-  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
-  g_autoptr(TestProcess) target = test_process_spawn (kind_of (data));
   WaitResult first = { 0 };
   WaitResult second = { 0 };
   WaitResult late = { 0 };
-  GPid pid = test_process_get_pid (target);
 
   /* Not watched before: the wait watches it. */
-  procwatch_process_monitor_wait_async (monitor, pid, NULL, on_wait_done, &first);
-  procwatch_process_monitor_wait_async (monitor, pid, NULL, on_wait_done, &second);
+  procwatch_process_monitor_wait_async (fixture->monitor, fixture->pid, NULL, on_wait_done, &first);
+  procwatch_process_monitor_wait_async (fixture->monitor, fixture->pid, NULL, on_wait_done,
+                                        &second);
   g_assert_false (first.done);
 
-  test_process_exit (target, 12);
+  test_process_exit (fixture->target, 12);
   test_run_until (NULL, &first.done);
   test_run_until (NULL, &second.done);
 
   g_assert_no_error (first.error);
   g_assert_no_error (second.error);
   g_assert_true (first.process == second.process);
-  g_assert_cmpint (procwatch_process_get_pid (first.process), ==, pid);
+  g_assert_cmpint (procwatch_process_get_pid (first.process), ==, fixture->pid);
   g_assert_cmpint (procwatch_process_get_state (first.process), >=, PROCWATCH_PROCESS_STATE_EXITED);
-  if (is_child (data))
+  if (is_child (fixture))
     g_assert_cmpint (procwatch_process_get_exit_status (first.process), ==, 12);
 
   /* A process that has exited already: completes from the main loop. */
-  procwatch_process_monitor_wait_async (monitor, pid, NULL, on_wait_done, &late);
+  procwatch_process_monitor_wait_async (fixture->monitor, fixture->pid, NULL, on_wait_done, &late);
   g_assert_false (late.done);
   test_run_until (NULL, &late.done);
   g_assert_no_error (late.error);
   g_assert_true (late.process == first.process);
 
   /* It stays watched until reaped, like any watch. */
-  test_process_reap (target);
-  test_run_until_count (NULL, &recorder->n_reaped, 1);
+  test_process_reap (fixture->target);
+  test_run_until_count (NULL, &fixture->recorder->n_reaped, 1);
 
   wait_result_clear (&first);
   wait_result_clear (&second);
@@ -554,23 +553,22 @@ test_wait_async (gconstpointer data)
 }
 
 static void
-test_wait_async_cancel (gconstpointer data)
+test_wait_async_cancel (Fixture       *fixture,
+                        gconstpointer  data)
 {
-  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
-  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
-  g_autoptr(TestProcess) target = test_process_spawn (kind_of (data));
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   g_autoptr(GCancellable) precancelled = g_cancellable_new ();
   WaitResult cancelled = { 0 };
   WaitResult kept = { 0 };
   WaitResult early = { 0 };
   WaitResult unwatched = { 0 };
-  GPid pid = test_process_get_pid (target);
 
-  procwatch_process_monitor_wait_async (monitor, pid, cancellable, on_wait_done, &cancelled);
-  procwatch_process_monitor_wait_async (monitor, pid, NULL, on_wait_done, &kept);
+  procwatch_process_monitor_wait_async (fixture->monitor, fixture->pid, cancellable, on_wait_done,
+                                        &cancelled);
+  procwatch_process_monitor_wait_async (fixture->monitor, fixture->pid, NULL, on_wait_done, &kept);
   g_cancellable_cancel (precancelled);
-  procwatch_process_monitor_wait_async (monitor, pid, precancelled, on_wait_done, &early);
+  procwatch_process_monitor_wait_async (fixture->monitor, fixture->pid, precancelled, on_wait_done,
+                                        &early);
 
   g_cancellable_cancel (cancellable);
   test_run_until (NULL, &cancelled.done);
@@ -581,23 +579,24 @@ test_wait_async_cancel (gconstpointer data)
   g_assert_false (kept.done);
 
   /* The other wait is untouched by the cancellation. */
-  test_process_exit (target, 0);
+  test_process_exit (fixture->target, 0);
   test_run_until (NULL, &kept.done);
   g_assert_no_error (kept.error);
 
   /* Unwatching ends pending waits with CANCELLED. */
   {
-    g_autoptr(TestProcess) other = test_process_spawn (kind_of (data));
+    g_autoptr(TestProcess) other = test_process_spawn (fixture->kind);
 
-    procwatch_process_monitor_wait_async (monitor, test_process_get_pid (other), NULL,
+    procwatch_process_monitor_wait_async (fixture->monitor, test_process_get_pid (other), NULL,
                                           on_wait_done, &unwatched);
-    g_assert_true (procwatch_process_monitor_unwatch (monitor, test_process_get_pid (other)));
+    g_assert_true (procwatch_process_monitor_unwatch (fixture->monitor,
+                                                      test_process_get_pid (other)));
     test_run_until (NULL, &unwatched.done);
     g_assert_error (unwatched.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   }
 
-  test_process_reap (target);
-  test_run_until_count (NULL, &recorder->n_reaped, 1);
+  test_process_reap (fixture->target);
+  test_run_until_count (NULL, &fixture->recorder->n_reaped, 1);
 
   wait_result_clear (&cancelled);
   wait_result_clear (&kept);
@@ -606,19 +605,17 @@ test_wait_async_cancel (gconstpointer data)
 }
 
 static void
-test_wait_async_errors (void)
+test_wait_async_errors (Fixture       *fixture,
+                        gconstpointer  data)
 {
-  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
-  g_autoptr(TestProcess) target = test_process_spawn (TEST_PROCESS_CHILD);
   WaitResult invalid = { 0 };
   WaitResult gone = { 0 };
-  GPid pid = test_process_get_pid (target);
 
-  test_process_exit (target, 0);
-  test_process_reap (target);
+  test_process_exit (fixture->target, 0);
+  test_process_reap (fixture->target);
 
-  procwatch_process_monitor_wait_async (monitor, -1, NULL, on_wait_done, &invalid);
-  procwatch_process_monitor_wait_async (monitor, pid, NULL, on_wait_done, &gone);
+  procwatch_process_monitor_wait_async (fixture->monitor, -1, NULL, on_wait_done, &invalid);
+  procwatch_process_monitor_wait_async (fixture->monitor, fixture->pid, NULL, on_wait_done, &gone);
   g_assert_false (invalid.done);
   test_run_until (NULL, &invalid.done);
   test_run_until (NULL, &gone.done);
@@ -654,12 +651,11 @@ count_reaped (ProcwatchProcessMonitor *monitor,
 }
 
 static void
-test_unref_in_handler (gconstpointer data)
+test_unref_in_handler (Fixture       *fixture,
+                       gconstpointer  data)
 {
-  g_autoptr(TestProcess) a = test_process_spawn (kind_of (data));
-  g_autoptr(TestProcess) b = test_process_spawn (kind_of (data));
-  g_autoptr(ProcwatchProcessMonitor) sentinel = procwatch_process_monitor_new ();
-  g_autoptr(TestRecorder) sentinel_recorder = test_recorder_new (sentinel);
+  g_autoptr(TestProcess) a = test_process_spawn (fixture->kind);
+  g_autoptr(TestProcess) b = test_process_spawn (fixture->kind);
   UnrefInHandler state = { 0 };
   g_autoptr(GError) error = NULL;
   ProcwatchProcess *process;
@@ -676,9 +672,11 @@ test_unref_in_handler (gconstpointer data)
   process = procwatch_process_monitor_watch_pid (state.monitor, test_process_get_pid (b), &error);
   g_assert_no_error (error);
   g_object_unref (process);
+  /* The fixture's monitor watches both too: its "reaped" tells when every
+   * event has come. */
   for (guint i = 0; i < 2; i++)
     {
-      process = procwatch_process_monitor_watch_pid (sentinel,
+      process = procwatch_process_monitor_watch_pid (fixture->monitor,
                                                      test_process_get_pid (i ? b : a), &error);
       g_assert_no_error (error);
       g_object_unref (process);
@@ -691,7 +689,7 @@ test_unref_in_handler (gconstpointer data)
   test_process_reap (a);
   test_process_reap (b);
 
-  test_run_until_count (NULL, &sentinel_recorder->n_reaped, 2);
+  test_run_until_count (NULL, &fixture->recorder->n_reaped, 2);
   test_drain_context (NULL);
 
   g_assert_cmpuint (state.n_exited, ==, 1);
@@ -749,18 +747,17 @@ monitor_thread (gpointer user_data)
 }
 
 static void
-test_worker_thread (gconstpointer data)
+test_worker_thread (Fixture       *fixture,
+                    gconstpointer  data)
 {
-  g_autoptr(TestProcess) target = test_process_spawn (kind_of (data));
-  g_autoptr(ProcwatchProcessMonitor) main_monitor = procwatch_process_monitor_new ();
-  g_autoptr(TestRecorder) main_recorder = test_recorder_new (main_monitor);
   g_autoptr(ProcwatchProcess) process = NULL;
   g_autoptr(GError) error = NULL;
   ThreadState state = { 0 };
+  TestEvent *event;
 
   g_mutex_init (&state.lock);
   g_cond_init (&state.cond);
-  state.pid = test_process_get_pid (target);
+  state.pid = fixture->pid;
   state.thread = g_thread_new ("monitor", monitor_thread, &state);
 
   g_mutex_lock (&state.lock);
@@ -768,72 +765,69 @@ test_worker_thread (gconstpointer data)
     g_cond_wait (&state.cond, &state.lock);
   g_mutex_unlock (&state.lock);
 
-  process = procwatch_process_monitor_watch_pid (main_monitor, state.pid, &error);
+  process = procwatch_process_monitor_watch_pid (fixture->monitor, state.pid, &error);
   g_assert_no_error (error);
 
-  test_process_exit (target, 0);
+  test_process_exit (fixture->target, 0);
   g_thread_join (state.thread);
   g_assert_true (state.exited_thread == state.thread);
 
   /* The main thread's monitor delivers in the main thread only. */
-  test_run_until_count (NULL, &main_recorder->n_exited, 1);
-  g_assert_true (g_array_index (main_recorder->events, TestEvent, 0).thread == g_thread_self ());
+  test_run_until_count (NULL, &fixture->recorder->n_exited, 1);
+  event = &g_array_index (fixture->recorder->events, TestEvent, 0);
+  g_assert_true (event->thread == g_thread_self ());
 
-  test_process_reap (target);
-  test_run_until_count (NULL, &main_recorder->n_reaped, 1);
+  test_process_reap (fixture->target);
+  test_run_until_count (NULL, &fixture->recorder->n_reaped, 1);
   g_mutex_clear (&state.lock);
   g_cond_clear (&state.cond);
 }
 
 static void
-test_no_fd_leak (gconstpointer data)
+test_no_fd_leak (Fixture       *fixture,
+                 gconstpointer  data)
 {
-  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
-  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
   guint fds_before;
   guint i;
 
   /* The first watch creates the monitor's epoll instance. */
   {
-    g_autoptr(TestProcess) warmup = test_process_spawn (kind_of (data));
+    g_autoptr(TestProcess) warmup = test_process_spawn (fixture->kind);
     g_autoptr(ProcwatchProcess) process =
-      procwatch_process_monitor_watch_pid (monitor, test_process_get_pid (warmup), NULL);
+      procwatch_process_monitor_watch_pid (fixture->monitor, test_process_get_pid (warmup), NULL);
 
     test_process_exit (warmup, 0);
     test_process_reap (warmup);
-    test_run_until_count (NULL, &recorder->n_reaped, 1);
+    test_run_until_count (NULL, &fixture->recorder->n_reaped, 1);
   }
 
   fds_before = test_count_open_fds ();
 
   for (i = 0; i < 200; i++)
     {
-      g_autoptr(TestProcess) target = test_process_spawn (kind_of (data));
+      g_autoptr(TestProcess) target = test_process_spawn (fixture->kind);
       g_autoptr(ProcwatchProcess) process = NULL;
       g_autoptr(GError) error = NULL;
-      int pidfd;
 
-      process = procwatch_process_monitor_watch_pid (monitor, test_process_get_pid (target), &error);
+      process = procwatch_process_monitor_watch_pid (fixture->monitor,
+                                                     test_process_get_pid (target), &error);
       g_assert_no_error (error);
 
       if (i % 3 == 0 && test_have_pidfd ())
         {
           g_autoptr(ProcwatchProcess) again = NULL;
 
-          pidfd = (int) syscall (SYS_pidfd_open, test_process_get_pid (target), 0);
-          again = procwatch_process_monitor_watch_pidfd (monitor, pidfd, &error);
-          g_assert_no_error (error);
-          close (pidfd);
+          again = test_watch_by_pidfd (fixture->monitor, test_process_get_pid (target));
         }
 
       if (i % 5 == 0)
-        procwatch_process_monitor_unwatch (monitor, test_process_get_pid (target));
+        procwatch_process_monitor_unwatch (fixture->monitor, test_process_get_pid (target));
 
       test_process_exit (target, 0);
       test_process_reap (target);
 
       if (i % 5 != 0)
-        test_run_until_count (NULL, &recorder->n_reaped, recorder->n_reaped + 1);
+        test_run_until_count (NULL, &fixture->recorder->n_reaped, fixture->recorder->n_reaped + 1);
     }
 
   test_drain_context (NULL);
@@ -866,10 +860,9 @@ report_thread_id (gpointer user_data)
 /* A thread is watched as a task of its own: it exits and is reaped at once
  * (threads reap themselves), while its process lives on. */
 static void
-test_thread (void)
+test_thread (Fixture       *fixture,
+             gconstpointer  data)
 {
-  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
-  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
   g_autoptr(ProcwatchProcess) process = NULL;
   g_autoptr(GError) error = NULL;
   ThreadId thread_id = { 0 };
@@ -883,7 +876,7 @@ test_thread (void)
     g_cond_wait (&thread_id.cond, &thread_id.lock);
   g_mutex_unlock (&thread_id.lock);
 
-  process = procwatch_process_monitor_watch_pid (monitor, thread_id.tid, &error);
+  process = procwatch_process_monitor_watch_pid (fixture->monitor, thread_id.tid, &error);
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED))
     g_test_skip (error->message);
   else
@@ -898,9 +891,9 @@ test_thread (void)
   if (process != NULL)
     {
       g_assert_cmpint (procwatch_process_get_pid (process), ==, thread_id.tid);
-      test_run_until_count (NULL, &recorder->n_reaped, 1);
-      g_assert_cmpuint (recorder->n_exited, ==, 1);
-      g_assert_cmpint (g_array_index (recorder->events, TestEvent, 0).state, ==,
+      test_run_until_count (NULL, &fixture->recorder->n_reaped, 1);
+      g_assert_cmpuint (fixture->recorder->n_exited, ==, 1);
+      g_assert_cmpint (g_array_index (fixture->recorder->events, TestEvent, 0).state, ==,
                        PROCWATCH_PROCESS_STATE_EXITED);
     }
 
@@ -919,11 +912,9 @@ assert_error_names_pid (GError *error,
 }
 
 static void
-test_errors (void)
+test_errors (Fixture       *fixture,
+             gconstpointer  data)
 {
-  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
-  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
-  g_autoptr(TestProcess) target = test_process_spawn (TEST_PROCESS_CHILD);
   g_autoptr(TestProcess) gone = test_process_spawn (TEST_PROCESS_CHILD);
   g_autoptr(ProcwatchProcess) process = NULL;
   g_autoptr(ProcwatchProcess) failed = NULL;
@@ -931,46 +922,47 @@ test_errors (void)
   guint fds_before;
   int fd;
 
-  process = procwatch_process_monitor_watch_pid (monitor, test_process_get_pid (target), &error);
+  process = procwatch_process_monitor_watch_pid (fixture->monitor, fixture->pid, &error);
   g_assert_no_error (error);
   fds_before = test_count_open_fds ();
 
-  failed = procwatch_process_monitor_watch_pid (monitor, 0, &error);
+  failed = procwatch_process_monitor_watch_pid (fixture->monitor, 0, &error);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
   assert_error_names_pid (error, 0);
   g_clear_error (&error);
 
-  failed = procwatch_process_monitor_watch_pid (monitor, -5, &error);
+  failed = procwatch_process_monitor_watch_pid (fixture->monitor, -5, &error);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
   assert_error_names_pid (error, -5);
   g_clear_error (&error);
 
   test_process_exit (gone, 0);
   test_process_reap (gone);
-  failed = procwatch_process_monitor_watch_pid (monitor, test_process_get_pid (gone), &error);
+  failed = procwatch_process_monitor_watch_pid (fixture->monitor, test_process_get_pid (gone),
+                                                &error);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
   assert_error_names_pid (error, test_process_get_pid (gone));
   g_clear_error (&error);
 
   /* Bad pidfds: negative, closed, not a pidfd at all, a /proc directory. */
-  failed = procwatch_process_monitor_watch_pidfd (monitor, -1, &error);
+  failed = procwatch_process_monitor_watch_pidfd (fixture->monitor, -1, &error);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
 
   fd = open ("/dev/null", O_RDONLY | O_CLOEXEC);
   g_assert_no_errno (close (fd));
-  failed = procwatch_process_monitor_watch_pidfd (monitor, fd, &error);
+  failed = procwatch_process_monitor_watch_pidfd (fixture->monitor, fd, &error);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
 
   fd = open ("/dev/null", O_RDONLY | O_CLOEXEC);
-  failed = procwatch_process_monitor_watch_pidfd (monitor, fd, &error);
+  failed = procwatch_process_monitor_watch_pidfd (fixture->monitor, fd, &error);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
   close (fd);
 
   fd = open ("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  failed = procwatch_process_monitor_watch_pidfd (monitor, fd, &error);
+  failed = procwatch_process_monitor_watch_pidfd (fixture->monitor, fd, &error);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
   close (fd);
@@ -979,18 +971,16 @@ test_errors (void)
   g_assert_cmpuint (test_count_open_fds (), ==, fds_before);
 
   /* None of that disturbed the watch that was there. */
-  test_process_exit (target, 1);
-  test_process_reap (target);
-  test_run_until_count (NULL, &recorder->n_reaped, 1);
-  g_assert_cmpuint (recorder->n_exited, ==, 1);
+  test_process_exit (fixture->target, 1);
+  test_process_reap (fixture->target);
+  test_run_until_count (NULL, &fixture->recorder->n_reaped, 1);
+  g_assert_cmpuint (fixture->recorder->n_exited, ==, 1);
 }
 
 static void
-test_out_of_fds (void)
+test_out_of_fds (Fixture       *fixture,
+                 gconstpointer  data)
 {
-  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
-  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
-  g_autoptr(TestProcess) watched = test_process_spawn (TEST_PROCESS_GRANDCHILD);
   g_autoptr(TestProcess) refused = test_process_spawn (TEST_PROCESS_CHILD);
   g_autoptr(ProcwatchProcess) process = NULL;
   g_autoptr(ProcwatchProcess) failed = NULL;
@@ -1003,7 +993,7 @@ test_out_of_fds (void)
   guint i;
   int fd;
 
-  process = procwatch_process_monitor_watch_pid (monitor, test_process_get_pid (watched), &error);
+  process = procwatch_process_monitor_watch_pid (fixture->monitor, fixture->pid, &error);
   g_assert_no_error (error);
 
   /* Fill the table up to a lowered limit, so the next fd cannot be had. */
@@ -1017,15 +1007,16 @@ test_out_of_fds (void)
   g_assert_cmpint (errno, ==, EMFILE);
   fds_before += fillers->len;
 
-  failed = procwatch_process_monitor_watch_pid (monitor, test_process_get_pid (refused), &error);
+  failed = procwatch_process_monitor_watch_pid (fixture->monitor, test_process_get_pid (refused),
+                                                &error);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_TOO_MANY_OPEN_FILES);
   assert_error_names_pid (error, test_process_get_pid (refused));
   g_assert_null (failed);
   g_clear_error (&error);
 
   /* The watched process still reports while the table is full. */
-  test_process_exit (watched, 0);
-  test_run_until_count (NULL, &recorder->n_exited, 1);
+  test_process_exit (fixture->target, 0);
+  test_run_until_count (NULL, &fixture->recorder->n_exited, 1);
 
   /* Nothing leaked: one fd freed is one fd to count with. */
   close (g_array_index (fillers, int, 0));
@@ -1036,45 +1027,46 @@ test_out_of_fds (void)
   g_assert_no_errno (setrlimit (RLIMIT_NOFILE, &saved));
 
   /* Once fds are free again, watching works. */
-  later = procwatch_process_monitor_watch_pid (monitor, test_process_get_pid (refused), &error);
+  later = procwatch_process_monitor_watch_pid (fixture->monitor, test_process_get_pid (refused),
+                                               &error);
   g_assert_no_error (error);
   test_process_exit (refused, 0);
   test_process_reap (refused);
-  test_process_reap (watched);
-  test_run_until_count (NULL, &recorder->n_reaped, 2);
+  test_process_reap (fixture->target);
+  test_run_until_count (NULL, &fixture->recorder->n_reaped, 2);
 }
 
 static void
-test_coexists_with_child_watch (void)
+test_coexists_with_child_watch (Fixture       *fixture,
+                                gconstpointer  data)
 {
-  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
-  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
   g_autoptr(GSubprocess) subprocess = NULL;
   g_autoptr(ProcwatchProcess) process = NULL;
   g_autoptr(GError) error = NULL;
   WaitResult wait = { 0 };
   GPid pid;
 
-  subprocess = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE, &error, "sh", "-c", "read x; exit 17", NULL);
+  subprocess = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE, &error, "sh", "-c",
+                                 "read x; exit 17", NULL);
   g_assert_no_error (error);
   pid = (GPid) g_ascii_strtoll (g_subprocess_get_identifier (subprocess), NULL, 10);
 
-  process = procwatch_process_monitor_watch_pid (monitor, pid, &error);
+  process = procwatch_process_monitor_watch_pid (fixture->monitor, pid, &error);
   g_assert_no_error (error);
 
   /* GSubprocess reaps it; the monitor only looks. */
   g_subprocess_wait_check_async (subprocess, NULL, (GAsyncReadyCallback) NULL, NULL);
-  procwatch_process_monitor_wait_async (monitor, pid, NULL, on_wait_done, &wait);
+  procwatch_process_monitor_wait_async (fixture->monitor, pid, NULL, on_wait_done, &wait);
   g_output_stream_close (g_subprocess_get_stdin_pipe (subprocess), NULL, NULL);
 
-  test_run_until_count (NULL, &recorder->n_reaped, 1);
+  test_run_until_count (NULL, &fixture->recorder->n_reaped, 1);
   test_run_until (NULL, &wait.done);
   g_assert_no_error (wait.error);
-  g_assert_cmpuint (recorder->n_exited, ==, 1);
+  g_assert_cmpuint (fixture->recorder->n_exited, ==, 1);
 
   /* Probing may miss the zombie that GLib reaped at once; then the status is
    * unknown, never wrong. */
-  if (test_status_known_after_reap (monitor))
+  if (test_status_known_after_reap (fixture->monitor))
     g_assert_true (procwatch_process_has_status (process));
   if (procwatch_process_has_status (process))
     g_assert_cmpint (procwatch_process_get_exit_status (process), ==, 17);
@@ -1086,15 +1078,29 @@ test_coexists_with_child_watch (void)
   wait_result_clear (&wait);
 }
 
+typedef void (*FixtureFunc) (Fixture       *fixture,
+                              gconstpointer  data);
+
 static void
-add_for_each_kind (const char     *name,
-                   GTestDataFunc   func)
+add_test (const char      *path,
+          TestProcessKind  kind,
+          FixtureFunc      set_up,
+          FixtureFunc      func)
+{
+  g_test_add (path, Fixture, GINT_TO_POINTER (kind), set_up, func, fixture_tear_down);
+}
+
+/* The test once for a child of the test, once for a non-child. */
+static void
+add_for_each_kind (const char  *name,
+                   FixtureFunc  set_up,
+                   FixtureFunc  func)
 {
   g_autofree char *child = g_strdup_printf ("/monitor/child/%s", name);
   g_autofree char *grandchild = g_strdup_printf ("/monitor/non-child/%s", name);
 
-  g_test_add_data_func (child, GINT_TO_POINTER (TEST_PROCESS_CHILD), func);
-  g_test_add_data_func (grandchild, GINT_TO_POINTER (TEST_PROCESS_GRANDCHILD), func);
+  add_test (child, TEST_PROCESS_CHILD, set_up, func);
+  add_test (grandchild, TEST_PROCESS_GRANDCHILD, set_up, func);
 }
 
 int
@@ -1103,29 +1109,34 @@ main (int   argc,
 {
   test_init (&argc, &argv);
 
-  g_test_add_func ("/monitor/backend", test_backend);
-  add_for_each_kind ("exit-code", test_exit_code);
-  add_for_each_kind ("signal", test_signal);
-  add_for_each_kind ("already-zombie", test_already_zombie);
-  add_for_each_kind ("exit-and-reap-in-one-wakeup", test_exit_and_reap_in_one_wakeup);
-  g_test_add_func ("/monitor/non-child/autoreaped", test_autoreaped);
-  add_for_each_kind ("already-reaped", test_already_reaped);
-  add_for_each_kind ("unwatch", test_unwatch);
-  add_for_each_kind ("watch-twice", test_watch_twice);
-  add_for_each_kind ("watch-after-reap-before-dispatch", test_watch_after_reap_before_dispatch);
-  add_for_each_kind ("watch-pidfd", test_watch_pidfd);
-  add_for_each_kind ("watch-pidfd-of-reaped", test_watch_pidfd_of_reaped);
-  add_for_each_kind ("many-random-order", test_many);
-  add_for_each_kind ("wait-async", test_wait_async);
-  add_for_each_kind ("wait-async-cancel", test_wait_async_cancel);
-  g_test_add_func ("/monitor/wait-async-errors", test_wait_async_errors);
-  add_for_each_kind ("unref-in-handler", test_unref_in_handler);
-  add_for_each_kind ("worker-thread", test_worker_thread);
-  add_for_each_kind ("no-fd-leak", test_no_fd_leak);
-  g_test_add_func ("/monitor/errors", test_errors);
-  g_test_add_func ("/monitor/thread", test_thread);
-  g_test_add_func ("/monitor/out-of-fds", test_out_of_fds);
-  g_test_add_func ("/monitor/child/coexists-with-gsubprocess", test_coexists_with_child_watch);
+  add_test ("/monitor/backend", TEST_PROCESS_CHILD, fixture_set_up, test_backend);
+  add_for_each_kind ("exit-code", fixture_set_up_target, test_exit_code);
+  add_for_each_kind ("signal", fixture_set_up_target, test_signal);
+  add_for_each_kind ("already-zombie", fixture_set_up_target, test_already_zombie);
+  add_for_each_kind ("exit-and-reap-in-one-wakeup", fixture_set_up_target,
+                     test_exit_and_reap_in_one_wakeup);
+  add_test ("/monitor/non-child/autoreaped", TEST_PROCESS_GRANDCHILD_AUTOREAP,
+            fixture_set_up_target, test_autoreaped);
+  add_for_each_kind ("already-reaped", fixture_set_up_target, test_already_reaped);
+  add_for_each_kind ("unwatch", fixture_set_up_target, test_unwatch);
+  add_for_each_kind ("watch-twice", fixture_set_up_target, test_watch_twice);
+  add_for_each_kind ("watch-after-reap-before-dispatch", fixture_set_up_target,
+                     test_watch_after_reap_before_dispatch);
+  add_for_each_kind ("watch-pidfd", fixture_set_up_target, test_watch_pidfd);
+  add_for_each_kind ("watch-pidfd-of-reaped", fixture_set_up_target, test_watch_pidfd_of_reaped);
+  add_for_each_kind ("many-random-order", fixture_set_up, test_many);
+  add_for_each_kind ("wait-async", fixture_set_up_target, test_wait_async);
+  add_for_each_kind ("wait-async-cancel", fixture_set_up_target, test_wait_async_cancel);
+  add_test ("/monitor/wait-async-errors", TEST_PROCESS_CHILD, fixture_set_up_target,
+            test_wait_async_errors);
+  add_for_each_kind ("unref-in-handler", fixture_set_up, test_unref_in_handler);
+  add_for_each_kind ("worker-thread", fixture_set_up_target, test_worker_thread);
+  add_for_each_kind ("no-fd-leak", fixture_set_up, test_no_fd_leak);
+  add_test ("/monitor/errors", TEST_PROCESS_CHILD, fixture_set_up_target, test_errors);
+  add_test ("/monitor/thread", TEST_PROCESS_CHILD, fixture_set_up, test_thread);
+  add_test ("/monitor/out-of-fds", TEST_PROCESS_GRANDCHILD, fixture_set_up_target, test_out_of_fds);
+  add_test ("/monitor/child/coexists-with-gsubprocess", TEST_PROCESS_CHILD, fixture_set_up,
+            test_coexists_with_child_watch);
 
   return g_test_run ();
 }

@@ -13,11 +13,10 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "procwatch-linux-private.h"
 #include "procwatch-test-util.h"
 
 /* A child that exits with the code written to its pipe. */
@@ -59,6 +58,17 @@ end_child (Child        *child,
   close (child->control);
 }
 
+/* Ends @child and reaps it, with no status kept. */
+static void
+end_and_reap_child (Child        *child,
+                    unsigned char code)
+{
+  GPid pid = child->pid;
+
+  end_child (child, code);
+  g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+}
+
 /* A new child with exactly the pid @pid, which must be free. */
 static Child
 start_child_with_pid (GPid pid)
@@ -69,13 +79,8 @@ start_child_with_pid (GPid pid)
     {
       g_autofree char *last = g_strdup_printf ("%d", (int) pid - 1);
       Child child;
-      int fd;
 
-      /* Not g_file_set_contents(): /proc takes no temporary file. */
-      fd = open ("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
-      g_assert_cmpint (fd, >=, 0);
-      g_assert_cmpint (write (fd, last, strlen (last)), ==, (gssize) strlen (last));
-      close (fd);
+      g_assert_true (test_write_proc_file ("/proc/sys/kernel/ns_last_pid", last));
       child = start_child ();
       if (child.pid == pid)
         return child;
@@ -160,8 +165,7 @@ reuse_after_dispatch (void)
 
   /* The new process appears before the old one's reap is seen: the old
    * watch must report the old process only, and not hold on to the pid. */
-  end_child (&old_child, 0);
-  g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+  end_and_reap_child (&old_child, 0);
   new_child = start_child_with_pid (pid);
 
   test_run_until_count (NULL, &recorder->n_reaped, 1);
@@ -175,8 +179,7 @@ reuse_after_dispatch (void)
   g_assert_no_error (error);
   g_assert_true (new_process != old_process);
 
-  end_child (&new_child, 0);
-  g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+  end_and_reap_child (&new_child, 0);
   test_run_until_count (NULL, &recorder->n_reaped, 2);
   g_assert_true (g_array_index (recorder->events, TestEvent, 3).process == new_process);
 }
@@ -192,23 +195,13 @@ reuse_after_watch_by_pidfd (void)
   Child old_child = start_child ();
   Child new_child;
   GPid pid = old_child.pid;
-  int pidfd;
 
-  pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
-  g_assert_cmpint (pidfd, >=, 0);
-  old_process = procwatch_process_monitor_watch_pidfd (monitor, pidfd, &error);
-  g_assert_no_error (error);
-  close (pidfd);
+  old_process = test_watch_by_pidfd (monitor, pid);
 
-  end_child (&old_child, 0);
-  g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+  end_and_reap_child (&old_child, 0);
   new_child = start_child_with_pid (pid);
 
-  pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
-  g_assert_cmpint (pidfd, >=, 0);
-  new_process = procwatch_process_monitor_watch_pidfd (monitor, pidfd, &error);
-  g_assert_no_error (error);
-  close (pidfd);
+  new_process = test_watch_by_pidfd (monitor, pid);
   g_assert_true (new_process != old_process);
 
   test_run_until_count (NULL, &recorder->n_reaped, 1);
@@ -217,33 +210,14 @@ reuse_after_watch_by_pidfd (void)
   g_assert_true (g_array_index (recorder->events, TestEvent, 1).process == old_process);
   g_assert_cmpint (procwatch_process_get_state (new_process), ==, PROCWATCH_PROCESS_STATE_RUNNING);
 
-  end_child (&new_child, 0);
-  g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+  end_and_reap_child (&new_child, 0);
   test_run_until_count (NULL, &recorder->n_reaped, 2);
 }
 
-static gboolean
-can_make_pid_namespace (char **why)
+static const char *
+mount_namespace_proc (gconstpointer user_data)
 {
-  int status;
-  pid_t pid;
-
-  pid = fork ();
-  g_assert_cmpint (pid, >=, 0);
-  /* A private /proc needs a private mount tree, which needs "/" to be a
-   * mount point: not so in a plain chroot. */
-  if (pid == 0)
-    _exit (unshare (CLONE_NEWPID | CLONE_NEWNS) == 0 &&
-           mount ("none", "/", "none", MS_REC | MS_PRIVATE, NULL) == 0 ? 0 : errno);
-
-  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
-  if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
-    return TRUE;
-
-  *why = g_strdup_printf ("Cannot create a pid namespace with its own /proc here (%s): "
-                          "pid reuse cannot be forced",
-                          g_strerror (WEXITSTATUS (status)));
-  return FALSE;
+  return test_mount_private_proc (NULL);
 }
 
 /* Runs @scenario as pid 2 of a new pid namespace with its own /proc; pid 1
@@ -254,7 +228,7 @@ run_in_pid_namespace (void (*scenario) (void))
   int status = 0;
   pid_t init;
 
-  if (unshare (CLONE_NEWPID | CLONE_NEWNS) != 0)
+  if (test_unshare (CLONE_NEWPID | CLONE_NEWNS) != 0)
     g_error ("unshare: %s", g_strerror (errno));
 
   init = fork ();
@@ -264,8 +238,7 @@ run_in_pid_namespace (void (*scenario) (void))
       pid_t runner;
       pid_t reaped;
 
-      if (mount ("none", "/", "none", MS_REC | MS_PRIVATE, NULL) != 0 ||
-          mount ("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+      if (mount_namespace_proc (NULL) != NULL)
         _exit (90);
 
       runner = fork ();
@@ -298,9 +271,10 @@ test_in_namespace (gconstpointer data)
   if (g_test_subprocess ())
     run_in_pid_namespace (scenario);
 
-  if (!can_make_pid_namespace (&why))
+  if (!test_can_unshare (CLONE_NEWPID | CLONE_NEWNS, mount_namespace_proc, NULL, &why))
     {
-      g_test_skip (why);
+      g_test_skip_printf ("cannot create a pid namespace with its own /proc here (%s): "
+                          "pid reuse cannot be forced", why);
       return;
     }
 

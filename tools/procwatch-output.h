@@ -18,6 +18,7 @@ typedef struct
   GPid pid;
   guint64 inode;   /* its pidfs inode, 0 where unknown */
   char *name;      /* its comm, NULL where unknown */
+  guint n_args;    /* how many arguments named it (waitpid counts each) */
 } ToolTarget;
 
 char *tool_signal_name     (int               sig);

@@ -7,49 +7,58 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <regex.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "procwatch-linux-private.h"
 #include "procwatch-select.h"
 
-#ifndef SYS_pidfd_open
-# define SYS_pidfd_open 434
-#endif
-#ifndef SYS_pidfd_send_signal
-# define SYS_pidfd_send_signal 424
-#endif
-/* statfs() magic of pidfs, where pidfds live since Linux 6.9. */
-#ifndef PIDFS_MAGIC
-# define PIDFS_MAGIC 0x50494446
-#endif
-
-/* "PID" or "PID:INODE", as util-linux waitpid(1) takes them. */
+/* "PID" or "PID:INODE", read as util-linux waitpid(1) reads them (its
+ * ul_parse_pid_str()): strtoimax(3) rules, so leading blanks and '+' pass;
+ * a pid and an inode must be positive. On failure sets errno as waitpid
+ * does, for its message: ERANGE for a number out of range, else EINVAL. */
 gboolean
 tool_parse_pid_arg (const char *text,
                     GPid       *pid,
                     guint64    *inode)
 {
-  g_autofree char *pid_text = NULL;
-  const char *colon = strchr (text, ':');
-  guint64 value;
+  const char *inode_text;
+  char *end = NULL;
+  intmax_t value;
 
   *inode = 0;
-  if (colon != NULL)
-    {
-      if (!g_ascii_string_to_unsigned (colon + 1, 10, 1, G_MAXUINT64, inode, NULL))
-        return FALSE;
-      pid_text = g_strndup (text, colon - text);
-    }
-  else
-    pid_text = g_strdup (text);
+  errno = 0;
+  value = strtoimax (text, &end, 10);
+  if (end == text)
+    return (errno = EINVAL, FALSE);
+  if (errno == ERANGE || value < 1 || value > G_MAXINT32)
+    return (errno = ERANGE, FALSE);
 
-  if (!g_ascii_string_to_unsigned (pid_text, 10, 1, G_MAXINT32, &value, NULL))
-    return FALSE;
+  if (*end == ':')
+    {
+      inode_text = end + 1;
+      /* strtoumax would take "-1" as a huge number. */
+      if (*inode_text == '\0')
+        return (errno = EINVAL, FALSE);
+      if (strtoimax (inode_text, NULL, 10) < 0)
+        return (errno = ERANGE, FALSE);
+      errno = 0;
+      *inode = strtoumax (inode_text, &end, 10);
+      if (errno == ERANGE)
+        return FALSE;
+      if (end == inode_text)
+        return (errno = EINVAL, FALSE);
+      if (*end == '\0' && *inode == 0)
+        return (errno = ERANGE, FALSE);
+    }
+
+  if (*end != '\0')
+    return (errno = EINVAL, FALSE);
 
   *pid = (GPid) value;
   return TRUE;
@@ -59,7 +68,7 @@ tool_parse_pid_arg (const char *text,
 int
 tool_pidfd_open (GPid pid)
 {
-  return (int) syscall (SYS_pidfd_open, (pid_t) pid, 0u);
+  return procwatch_pidfd_open ((pid_t) pid, 0);
 }
 
 /* The pidfs inode names a process for the lifetime of the system. Before
@@ -83,7 +92,7 @@ tool_pidfd_inode (int      pidfd,
 gboolean
 tool_pidfd_is_reaped (int pidfd)
 {
-  return syscall (SYS_pidfd_send_signal, pidfd, 0, NULL, 0u) != 0 && errno == ESRCH;
+  return procwatch_pidfd_send_signal (pidfd, 0, NULL, 0) != 0 && errno == ESRCH;
 }
 
 static char *

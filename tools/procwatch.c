@@ -3,13 +3,13 @@
  *
  * procwatch: wait for any processes to exit (and be reaped), printing one
  * line per event. A superset of util-linux waitpid(1) — same options, same
- * exit statuses, PID:INODE — with pidwait(1)'s selection by name and
- * timeout(1)'s way of running a command.
+ * messages and exit statuses, PID:INODE; run as "waitpid", it is that tool —
+ * with pidwait(1)'s selection by name and timeout(1)'s way of running a
+ * command.
  */
 
 #include <errno.h>
 #include <locale.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,17 +22,9 @@
 #include <glib-unix.h>
 #include <gio-procwatch/procwatch.h>
 
+#include "procwatch-options.h"
 #include "procwatch-output.h"
 #include "procwatch-select.h"
-
-/* The exit statuses of waitpid(1). */
-enum
-{
-  TOOL_EXIT_OK = 0,
-  TOOL_EXIT_FAILURE = 1,
-  TOOL_EXIT_UNSUPPORTED = 2,
-  TOOL_EXIT_TIMEOUT = 3,
-};
 
 /* File descriptors kept free for everything but the watched processes. */
 #define FD_MARGIN 64
@@ -43,9 +35,11 @@ typedef struct
   ProcwatchProcessMonitor *monitor;
   GHashTable *targets;   /* ProcwatchProcess → ToolTarget */
 
+  gboolean waitpid_mode;
   gboolean json;
   gboolean quiet;
   gboolean verbose;
+  gboolean debug;
   gboolean wait_reaped;
   gboolean allow_exited;
 
@@ -66,11 +60,6 @@ typedef enum
   WATCH_UNSUPPORTED,   /* the kernel lacks what is needed */
 } WatchResult;
 
-static const char usage_line[] =
-  "Usage: procwatch [OPTION…] PID[:INODE]…\n"
-  "       procwatch [OPTION…] -n PATTERN…\n"
-  "       procwatch [OPTION…] -- COMMAND [ARG…]\n";
-
 static void
 target_free (ToolTarget *target)
 {
@@ -78,26 +67,44 @@ target_free (ToolTarget *target)
   g_free (target);
 }
 
-static void G_GNUC_PRINTF (1, 2)
-warn (const char *format,
-      ...)
+/* procwatch's own diagnostics, for --debug. */
+static void G_GNUC_PRINTF (2, 3)
+debug (Tool       *tool,
+       const char *format,
+       ...)
 {
   g_autofree char *message = NULL;
   va_list args;
+
+  if (!tool->debug)
+    return;
 
   va_start (args, format);
   message = g_strdup_vprintf (format, args);
   va_end (args);
 
-  fprintf (stderr, "procwatch: %s\n", message);
+  tool_warn ("%s", message);
 }
 
-static int
-usage_error (const char *message)
+/* What waitpid -v prints on standard output: "PID 4242 finished",
+ * "Timeout expired". With --json they go to standard error instead, so that
+ * standard output stays JSON Lines. */
+static void G_GNUC_PRINTF (2, 3)
+verbose_line (Tool       *tool,
+              const char *format,
+              ...)
 {
-  fprintf (stderr, "procwatch: %s\n%sTry 'procwatch --help' for more information.\n",
-           message, usage_line);
-  return TOOL_EXIT_FAILURE;
+  FILE *out = tool->json ? stderr : stdout;
+  va_list args;
+
+  if (!tool->verbose)
+    return;
+
+  va_start (args, format);
+  vfprintf (out, format, args);
+  va_end (args);
+  fputc ('\n', out);
+  fflush (out);
 }
 
 static int
@@ -133,7 +140,20 @@ on_event (Tool             *tool,
   if (!tool->quiet)
     tool_print_event (stdout, tool->json, event, target, process);
 
-  if (final && ++tool->finished >= tool->needed)
+  if (!final)
+    return;
+
+  /* waitpid holds one pidfd per argument: a process named twice finishes
+   * twice, and is counted twice. procwatch counts processes. */
+  for (guint i = 0; i < (tool->waitpid_mode ? target->n_args : 1); i++)
+    {
+      if (tool->finished >= tool->needed)
+        break;
+      verbose_line (tool, "PID %d finished", (int) target->pid);
+      tool->finished++;
+    }
+
+  if (tool->finished >= tool->needed)
     finish (tool);
 }
 
@@ -158,8 +178,7 @@ on_timeout (gpointer user_data)
 {
   Tool *tool = user_data;
 
-  if (tool->verbose)
-    warn ("timeout expired");
+  verbose_line (tool, "Timeout expired");
 
   /* Like timeout(1), a command that outlives the time is asked to stop;
    * procwatch does not wait for it. */
@@ -187,7 +206,7 @@ report_watching (Tool             *tool,
 {
   g_autoptr(GString) line = g_string_new ("watching ");
 
-  if (!tool->verbose)
+  if (!tool->debug)
     return;
 
   g_string_append_printf (line, "%d", (int) target->pid);
@@ -199,7 +218,7 @@ report_watching (Tool             *tool,
   else
     g_string_append_c (line, '?');
 
-  warn ("%s", line->str);
+  debug (tool, "%s", line->str);
 }
 
 /* Remembers @target for @process, unless it is watched already: a process
@@ -209,12 +228,16 @@ add_target (Tool             *tool,
             ProcwatchProcess *process,
             ToolTarget       *target)
 {
-  if (g_hash_table_contains (tool->targets, process))
+  ToolTarget *known = g_hash_table_lookup (tool->targets, process);
+
+  if (known != NULL)
     {
+      known->n_args++;
       g_clear_pointer (&target->name, g_free);
       return;
     }
 
+  target->n_args = 1;
   report_watching (tool, target);
   g_hash_table_insert (tool->targets, g_object_ref (process), g_memdup2 (target, sizeof *target));
 }
@@ -230,106 +253,160 @@ watch_by_pid (Tool         *tool,
 
   process = procwatch_process_monitor_watch_pid (tool->monitor, target->pid, error);
   if (process == NULL)
-    return classify_error (*error);
+    {
+      g_clear_pointer (&target->name, g_free);
+      return classify_error (*error);
+    }
 
-  target->name = tool_read_comm (target->pid);
+  if (target->name == NULL)
+    target->name = tool_read_comm (target->pid);
   add_target (tool, process, target);
   return WATCH_OK;
 }
 
+/* Why pidfd_open() failed for @pid, as the error and result of watching it.
+ * With no PID:INODE to check, a process that may still be watched by number
+ * (no pidfds here, or a thread) returns WATCH_OK with no error set. */
+static WatchResult
+pidfd_open_error (GPid      pid,
+                  guint64   want_inode,
+                  int       saved_errno,
+                  GError  **error)
+{
+  /* The messages are the errno's text, as waitpid(1) prints it after
+   * "could not open PID N: ". */
+  if (saved_errno == ESRCH)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, g_strerror (ESRCH));
+      return WATCH_GONE;
+    }
+
+  /* A PID:INODE cannot be checked without pidfds. */
+  if (want_inode != 0 && (saved_errno == ENOSYS || saved_errno == EPERM))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                           g_strerror (saved_errno));
+      return WATCH_UNSUPPORTED;
+    }
+
+  if (saved_errno == EMFILE || saved_errno == ENFILE || saved_errno == ENOMEM)
+    {
+      g_set_error_literal (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                           g_strerror (saved_errno));
+      return WATCH_FAILED;
+    }
+
+  /* No pidfds here, or a thread: the library knows better. */
+  if (want_inode == 0)
+    return WATCH_OK;
+
+  g_set_error_literal (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                       g_strerror (saved_errno));
+  return WATCH_FAILED;
+}
+
+/* Reads the pidfs inode of @pidfd into @target and, for a PID:INODE,
+ * checks that the pid still belongs to the process it names. */
+static WatchResult
+check_inode (Tool        *tool,
+             int          pidfd,
+             guint64      want_inode,
+             ToolTarget  *target,
+             GError     **error)
+{
+  gboolean has_inode = tool_pidfd_inode (pidfd, &target->inode);
+
+  if (want_inode != 0 && !has_inode)
+    {
+      /* Before Linux 6.9 every pidfd shares one inode: no identity. */
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, g_strerror (ENOTSUP));
+      return WATCH_UNSUPPORTED;
+    }
+
+  if (want_inode != 0 && target->inode != want_inode)
+    {
+      /* For waitpid(1) the process is gone; who has its pid now is ours. */
+      debug (tool, "process %d:%" G_GUINT64_FORMAT " is gone: pid %d now belongs to another "
+             "process (%d:%" G_GUINT64_FORMAT ")", (int) target->pid, want_inode,
+             (int) target->pid, (int) target->pid, target->inode);
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, g_strerror (ESRCH));
+      return WATCH_GONE;
+    }
+
+  return WATCH_OK;
+}
+
+/* Hands @pidfd to the monitor. A backend without pidfds watches by number
+ * instead; the process is then checked to be the one the pidfd pins:
+ * unreaped now, it owned the pid all along. */
+static ProcwatchProcess *
+watch_pidfd_or_pid (Tool     *tool,
+                    int       pidfd,
+                    GPid      pid,
+                    GError  **error)
+{
+  ProcwatchProcess *process;
+
+  process = procwatch_process_monitor_watch_pidfd (tool->monitor, pidfd, error);
+  if (process != NULL || !g_error_matches (*error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED))
+    return process;
+
+  g_clear_error (error);
+  process = procwatch_process_monitor_watch_pid (tool->monitor, pid, error);
+  if (process != NULL && !g_hash_table_contains (tool->targets, process) &&
+      tool_pidfd_is_reaped (pidfd))
+    {
+      procwatch_process_monitor_unwatch (tool->monitor, pid);
+      g_clear_object (&process);
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, g_strerror (ESRCH));
+    }
+
+  return process;
+}
+
 /* Opens the process's pidfd ourselves: the pidfs inode can then be checked
  * against PID:INODE before the library sees the process, with no window in
- * which the pid could be reused, and printed for --verbose. */
+ * which the pid could be reused, and printed for --debug. @name, if not
+ * NULL, is the process's name, known without reading /proc. */
 static WatchResult
-watch_target (Tool        *tool,
-              GPid         pid,
-              guint64      want_inode,
-              GError     **error)
+open_target (Tool        *tool,
+             GPid         pid,
+             guint64      want_inode,
+             const char  *name,
+             GError     **error)
 {
   g_autoptr(ProcwatchProcess) process = NULL;
   ToolTarget target = { pid, 0, NULL };
-  int saved_errno;
-  gboolean has_inode;
+  WatchResult result;
   int fd;
 
   fd = tool_pidfd_open (pid);
   if (fd < 0)
     {
-      saved_errno = errno;
-
-      if (saved_errno == ESRCH)
+      result = pidfd_open_error (pid, want_inode, errno, error);
+      if (result == WATCH_OK)
         {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                       "process %d: no such process", (int) pid);
-          return WATCH_GONE;
+          target.name = g_strdup (name);
+          return watch_by_pid (tool, &target, error);
         }
-
-      if (want_inode != 0 && (saved_errno == ENOSYS || saved_errno == EPERM))
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                       "process %d: checking a PID:INODE needs pidfds (pidfd_open: %s)",
-                       (int) pid, g_strerror (saved_errno));
-          return WATCH_UNSUPPORTED;
-        }
-
-      if (saved_errno == EMFILE || saved_errno == ENFILE || saved_errno == ENOMEM)
-        {
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                       "process %d: %s", (int) pid, g_strerror (saved_errno));
-          return WATCH_FAILED;
-        }
-
-      /* No pidfds here, or a thread: the library knows better. */
-      if (want_inode == 0)
-        return watch_by_pid (tool, &target, error);
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                   "process %d: %s", (int) pid, g_strerror (saved_errno));
-      return WATCH_FAILED;
+      return result;
     }
 
-  has_inode = tool_pidfd_inode (fd, &target.inode);
-
-  if (want_inode != 0 && !has_inode)
+  result = check_inode (tool, fd, want_inode, &target, error);
+  if (result != WATCH_OK)
     {
       close (fd);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "process %d: checking a PID:INODE needs pidfs (Linux 6.9 or newer)", (int) pid);
-      return WATCH_UNSUPPORTED;
-    }
-
-  if (want_inode != 0 && target.inode != want_inode)
-    {
-      close (fd);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                   "process %d:%" G_GUINT64_FORMAT " is gone: pid %d now belongs to another "
-                   "process (%d:%" G_GUINT64_FORMAT ")",
-                   (int) pid, want_inode, (int) pid, (int) pid, target.inode);
-      return WATCH_GONE;
+      return result;
     }
 
   /* The name is read by number; it is the process's own only while the
    * pidfd shows the pid still taken by it. */
-  target.name = tool_read_comm (pid);
-  if (target.name != NULL && tool_pidfd_is_reaped (fd))
+  if (name != NULL)
+    target.name = g_strdup (name);
+  else if ((target.name = tool_read_comm (pid)) != NULL && tool_pidfd_is_reaped (fd))
     g_clear_pointer (&target.name, g_free);
 
-  process = procwatch_process_monitor_watch_pidfd (tool->monitor, fd, error);
-  if (process == NULL && g_error_matches (*error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED))
-    {
-      /* A backend without pidfds: watched by number, then checked to be the
-       * process the pidfd pins. Unreaped now, it owned the pid all along. */
-      g_clear_error (error);
-      process = procwatch_process_monitor_watch_pid (tool->monitor, pid, error);
-      if (process != NULL && !g_hash_table_contains (tool->targets, process) &&
-          tool_pidfd_is_reaped (fd))
-        {
-          procwatch_process_monitor_unwatch (tool->monitor, pid);
-          g_clear_object (&process);
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                       "process %d: no such process", (int) pid);
-        }
-    }
+  process = watch_pidfd_or_pid (tool, fd, pid, error);
   close (fd);
 
   if (process == NULL)
@@ -342,10 +419,26 @@ watch_target (Tool        *tool,
   return WATCH_OK;
 }
 
+static WatchResult
+watch_target (Tool        *tool,
+              GPid         pid,
+              guint64      want_inode,
+              const char  *name,
+              GError     **error)
+{
+  WatchResult result = open_target (tool, pid, want_inode, name, error);
+
+  /* waitpid -v says this for every PID:INODE it cannot open. */
+  if (result != WATCH_OK && want_inode != 0 && tool->verbose)
+    tool_warn ("pidfd inode %" G_GUINT64_FORMAT " not found for PID %d", want_inode, (int) pid);
+
+  return result;
+}
+
 /* Each watched process holds one file descriptor in the monitor. */
 static void
-ensure_fd_limit (guint n_processes,
-                 gboolean verbose)
+ensure_fd_limit (Tool  *tool,
+                 guint  n_processes)
 {
   struct rlimit limit;
 
@@ -356,76 +449,12 @@ ensure_fd_limit (guint n_processes,
       limit.rlim_cur == limit.rlim_max)
     return;
 
-  if (verbose)
-    warn ("raising the open file limit from %llu to %llu",
-          (unsigned long long) limit.rlim_cur, (unsigned long long) limit.rlim_max);
+  debug (tool, "raising the open file limit from %llu to %llu",
+         (unsigned long long) limit.rlim_cur, (unsigned long long) limit.rlim_max);
 
   limit.rlim_cur = limit.rlim_max;
   if (setrlimit (RLIMIT_NOFILE, &limit) != 0)
-    warn ("cannot raise the open file limit: %s", g_strerror (errno));
-}
-
-/* Where "--" ends the options: the argument after it starts the COMMAND.
- * An option's own argument may be "--" (-n --), so those are skipped. */
-static int
-find_command_separator (int    argc,
-                        char **argv)
-{
-  static const char *const long_with_argument[] = { "--timeout", "--count", "--name", NULL };
-  static const char short_with_argument[] = "tcn";
-  int i;
-
-  for (i = 1; i < argc; i++)
-    {
-      const char *arg = argv[i];
-
-      if (strcmp (arg, "--") == 0)
-        return i;
-
-      if (g_str_has_prefix (arg, "--"))
-        {
-          if (g_strv_contains (long_with_argument, arg))
-            i++;
-        }
-      else if (arg[0] == '-' && arg[1] != '\0')
-        {
-          const char *c;
-
-          /* A cluster like -vt: the first option taking an argument takes
-           * the rest of the word, or the next word. */
-          for (c = arg + 1; *c != '\0'; c++)
-            {
-              if (strchr (short_with_argument, *c) != NULL)
-                {
-                  if (c[1] == '\0')
-                    i++;
-                  break;
-                }
-            }
-        }
-    }
-
-  return -1;
-}
-
-static gboolean
-parse_timeout (const char  *text,
-               guint       *milliseconds,
-               GError     **error)
-{
-  char *end = NULL;
-  double seconds = g_ascii_strtod (text, &end);
-
-  if (end == text || *end != '\0' || !isfinite (seconds) || seconds < 0)
-    {
-      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                   "invalid timeout '%s': expected a number of seconds", text);
-      return FALSE;
-    }
-
-  /* Rounded up, so that a small timeout is never none; 0 means none. */
-  *milliseconds = (guint) MIN (ceil (seconds * 1000.0), (double) G_MAXUINT);
-  return TRUE;
+    tool_warn ("cannot raise the open file limit: %s", g_strerror (errno));
 }
 
 /* The command is our child and nobody else reaps it: its status is known
@@ -479,11 +508,25 @@ on_sighup (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
+/* The name the kernel gives the command: the base name of the file it
+ * runs, cut to 15 bytes (TASK_COMM_LEN). Not read from /proc: g_spawn
+ * returns as soon as the child has left our memory, which exec does before
+ * it renames the child, so /proc may still say "procwatch". */
+static char *
+command_name (const char *program)
+{
+  g_autofree char *path = g_find_program_in_path (program);
+  g_autofree char *base = g_path_get_basename (path != NULL ? path : program);
+
+  return g_strndup (base, 15);
+}
+
 static int
 run_command (Tool   *tool,
              char  **command_argv)
 {
   g_autoptr(GError) error = NULL;
+  g_autofree char *name = NULL;
   GPid pid;
 
   /* Installed first: a signal that comes once the command runs is passed on. */
@@ -496,19 +539,20 @@ run_command (Tool   *tool,
                       G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_CHILD_INHERITS_STDIN,
                       NULL, NULL, &pid, &error))
     {
-      warn ("cannot run '%s': %s", command_argv[0], error->message);
+      tool_warn ("cannot run '%s': %s", command_argv[0], error->message);
       return g_error_matches (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT) ? 127 : 126;
     }
 
   tool->command_pid = pid;
   g_signal_connect_after (tool->monitor, "exited", G_CALLBACK (on_command_exited), tool);
 
-  switch (watch_target (tool, pid, 0, &error))
+  name = command_name (command_argv[0]);
+  switch (watch_target (tool, pid, 0, name, &error))
     {
     case WATCH_OK:
       break;
     default:
-      warn ("%s", error->message);
+      tool_warn ("could not open PID %d: %s", (int) pid, error->message);
       kill (pid, SIGTERM);
       return g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED) ? TOOL_EXIT_UNSUPPORTED
                                                                            : TOOL_EXIT_FAILURE;
@@ -520,80 +564,141 @@ run_command (Tool   *tool,
   return tool->exit_code;
 }
 
+/* The PID and PID:INODE arguments, appended to @pids and @inodes. Returns
+ * -1, or the exit status for a bad one. */
 static int
-watch_processes (Tool                *tool,
-                 char               **pid_args,
-                 const char * const  *patterns,
-                 ToolMatchFlags       match_flags,
-                 guint                count)
+collect_pid_args (GPtrArray *pid_args,
+                  GArray    *pids,
+                  GArray    *inodes)
 {
-  g_autoptr(GArray) pids = g_array_new (FALSE, FALSE, sizeof (GPid));
-  g_autoptr(GArray) inodes = g_array_new (FALSE, FALSE, sizeof (guint64));
-  gboolean unsupported = FALSE;
-  guint n_patterns = patterns != NULL ? g_strv_length ((char **) patterns) : 0;
-  guint n_named = 0;
   guint i;
 
-  for (i = 0; pid_args != NULL && pid_args[i] != NULL; i++)
+  for (i = 0; i < pid_args->len; i++)
     {
-      g_autofree char *message = NULL;
+      const char *text = g_ptr_array_index (pid_args, i);
       guint64 inode;
       GPid pid;
 
-      if (!tool_parse_pid_arg (pid_args[i], &pid, &inode))
+      if (!tool_parse_pid_arg (text, &pid, &inode))
         {
-          message = g_strdup_printf ("'%s' is not a process id (PID or PID:INODE)", pid_args[i]);
-          return usage_error (message);
+          tool_warn ("failed to parse PID argument '%s': %s", text, g_strerror (errno));
+          return TOOL_EXIT_FAILURE;
         }
 
       g_array_append_val (pids, pid);
       g_array_append_val (inodes, inode);
     }
 
-  if (n_patterns > 0)
+  return -1;
+}
+
+/* pgrep(1)'s test for a name pattern that cannot match: longer than the 15
+ * bytes of a comm, and with none of the regex characters that most often
+ * make a long pattern shorter. */
+static gboolean
+is_long_match (const char *pattern)
+{
+  return strlen (pattern) > 15 && strpbrk (pattern, "|[") == NULL;
+}
+
+/* A pattern that matched nothing, as pidwait(1) reports it: not at all
+ * with -q (the exit status says it), else pgrep's warning for a pattern no
+ * name can match, after procwatch's own line unless -e skips it. */
+static void
+report_no_match (Tool           *tool,
+                 const char     *pattern,
+                 ToolMatchFlags  match_flags)
+{
+  if (tool->allow_exited)
+    debug (tool, "no process matches '%s', skipping", pattern);
+
+  if (tool->quiet)
+    return;
+
+  if (!tool->allow_exited)
+    tool_warn ("no process matches '%s'", pattern);
+
+  if (!(match_flags & TOOL_MATCH_FULL) && is_long_match (pattern))
+    tool_warn ("pattern that searches for process name longer than 15 characters will result "
+          "in zero matches\nTry `%s -f' option to match against the complete command line.",
+          tool_program_name);
+}
+
+/* The processes whose names match @patterns, appended to @pids with no
+ * inode to check; *@n_named says how many. Returns -1, or the exit status
+ * for a bad pattern or, without -e, a pattern that matches nothing. */
+static int
+collect_named (Tool                *tool,
+               const char * const  *patterns,
+               ToolMatchFlags       match_flags,
+               GArray              *pids,
+               GArray              *inodes,
+               guint               *n_named)
+{
+  guint n_patterns = g_strv_length ((char **) patterns);
+  g_autofree gboolean *matched = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GArray) found = NULL;
+  const guint64 no_inode = 0;
+  guint i;
+
+  *n_named = 0;
+  if (n_patterns == 0)
+    return -1;
+
+  matched = g_new0 (gboolean, n_patterns);
+  found = tool_find_by_name (patterns, match_flags, matched, &error);
+  if (found == NULL)
     {
-      g_autofree gboolean *matched = g_new0 (gboolean, n_patterns);
-      g_autoptr(GError) error = NULL;
-      g_autoptr(GArray) found = tool_find_by_name (patterns, match_flags, matched, &error);
-      const guint64 no_inode = 0;
-
-      if (found == NULL)
-        {
-          if (g_error_matches (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE))
-            return usage_error (error->message);
-          warn ("%s", error->message);
-          return TOOL_EXIT_FAILURE;
-        }
-
-      for (i = 0; i < n_patterns; i++)
-        {
-          if (matched[i])
-            continue;
-          if (!tool->allow_exited)
-            {
-              warn ("no process matches '%s'", patterns[i]);
-              return TOOL_EXIT_FAILURE;
-            }
-          if (tool->verbose)
-            warn ("no process matches '%s', skipping", patterns[i]);
-        }
-
-      for (i = 0; i < found->len; i++)
-        {
-          g_array_append_val (pids, g_array_index (found, GPid, i));
-          g_array_append_val (inodes, no_inode);
-        }
-      n_named = found->len;
+      if (g_error_matches (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE))
+        return tool_usage_error (error->message);
+      tool_warn ("%s", error->message);
+      return TOOL_EXIT_FAILURE;
     }
 
-  if (count > pids->len)
+  for (i = 0; i < n_patterns; i++)
     {
-      g_autofree char *message = g_strdup_printf ("cannot wait for %u of %u processes",
-                                                  count, pids->len);
-      return usage_error (message);
+      if (matched[i])
+        continue;
+      report_no_match (tool, patterns[i], match_flags);
+      if (!tool->allow_exited)
+        return TOOL_EXIT_FAILURE;
     }
 
-  ensure_fd_limit (pids->len, tool->verbose);
+  for (i = 0; i < found->len; i++)
+    {
+      g_array_append_val (pids, g_array_index (found, GPid, i));
+      g_array_append_val (inodes, no_inode);
+    }
+  *n_named = found->len;
+  return -1;
+}
+
+/* How a process that cannot be watched ends the run: waitpid(1) stops at
+ * the first; procwatch -e reports it and watches the others. */
+static int
+watch_failed (Tool         *tool,
+              GPid          pid,
+              const GError *error,
+              int           exit_code)
+{
+  tool_warn ("could not open PID %d: %s", (int) pid, error->message);
+  if (!tool->allow_exited || tool->waitpid_mode)
+    return exit_code;
+  return -1;
+}
+
+/* Watches every process in @pids; the last @n_named were found by name.
+ * Returns -1 to go on (*@unsupported set if -e let a missing kernel feature
+ * pass), or the exit status to stop with. */
+static int
+watch_all (Tool     *tool,
+           GArray   *pids,
+           GArray   *inodes,
+           guint     n_named,
+           gboolean *unsupported)
+{
+  guint i;
 
   for (i = 0; i < pids->len; i++)
     {
@@ -601,8 +706,9 @@ watch_processes (Tool                *tool,
       GPid pid = g_array_index (pids, GPid, i);
       /* A process found by name that ended since is what -e allows. */
       gboolean named = i >= pids->len - n_named;
+      int exit_code = -1;
 
-      switch (watch_target (tool, pid, g_array_index (inodes, guint64, i), &error))
+      switch (watch_target (tool, pid, g_array_index (inodes, guint64, i), NULL, &error))
         {
         case WATCH_OK:
           break;
@@ -611,33 +717,94 @@ watch_processes (Tool                *tool,
           if (tool->allow_exited || named)
             {
               if (tool->verbose)
-                warn ("%s, skipping", error->message);
+                tool_warn ("PID %d has exited, skipping", (int) pid);
               break;
             }
-          warn ("%s", error->message);
+          tool_warn ("could not open PID %d: %s", (int) pid, error->message);
           return TOOL_EXIT_FAILURE;
 
         case WATCH_UNSUPPORTED:
-          warn ("%s", error->message);
-          unsupported = TRUE;
-          if (!tool->allow_exited)
-            return TOOL_EXIT_UNSUPPORTED;
+          *unsupported = TRUE;
+          exit_code = watch_failed (tool, pid, error, TOOL_EXIT_UNSUPPORTED);
           break;
 
         case WATCH_FAILED:
         default:
-          warn ("%s", error->message);
           tool->failed = TRUE;
-          if (!tool->allow_exited)
-            return TOOL_EXIT_FAILURE;
+          exit_code = watch_failed (tool, pid, error, TOOL_EXIT_FAILURE);
           break;
         }
+
+      if (exit_code >= 0)
+        return exit_code;
     }
 
-  tool->needed = g_hash_table_size (tool->targets);
-  if (count > 0)
-    tool->needed = MIN (tool->needed, count);
+  return -1;
+}
 
+/* waitpid(1)'s check, made before the PIDs are read. */
+static int
+check_count (guint64 count,
+             guint   n_processes)
+{
+  if (count <= n_processes)
+    return -1;
+
+  tool_warn ("can't wait for %" G_GUINT64_FORMAT " of %u PIDs", count, n_processes);
+  return TOOL_EXIT_FAILURE;
+}
+
+/* How many "finished" end the wait: one per process, or for waitpid one
+ * per argument naming it; at most --count. */
+static guint
+count_needed (Tool    *tool,
+              guint64  count)
+{
+  GHashTableIter iter;
+  ToolTarget *target;
+  guint needed = 0;
+
+  g_hash_table_iter_init (&iter, tool->targets);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &target))
+    needed += tool->waitpid_mode ? target->n_args : 1;
+
+  return count > 0 ? (guint) MIN ((guint64) needed, count) : needed;
+}
+
+static int
+watch_processes (Tool        *tool,
+                 ToolOptions *options)
+{
+  g_autoptr(GArray) pids = g_array_new (FALSE, FALSE, sizeof (GPid));
+  g_autoptr(GArray) inodes = g_array_new (FALSE, FALSE, sizeof (guint64));
+  const char * const *patterns = (const char * const *) options->patterns->pdata;
+  gboolean unsupported = FALSE;
+  guint n_named;
+  int exit_code;
+
+  /* Without names the count is known before the PIDs are read. */
+  if (patterns[0] == NULL && (exit_code = check_count (options->count,
+                                                       options->pid_args->len)) >= 0)
+    return exit_code;
+
+  exit_code = collect_pid_args (options->pid_args, pids, inodes);
+  if (exit_code >= 0)
+    return exit_code;
+
+  exit_code = collect_named (tool, patterns, options->match_flags, pids, inodes, &n_named);
+  if (exit_code >= 0)
+    return exit_code;
+
+  if ((exit_code = check_count (options->count, pids->len)) >= 0)
+    return exit_code;
+
+  ensure_fd_limit (tool, pids->len);
+
+  exit_code = watch_all (tool, pids, inodes, n_named, &unsupported);
+  if (exit_code >= 0)
+    return exit_code;
+
+  tool->needed = count_needed (tool, options->count);
   if (tool->needed > 0)
     g_main_loop_run (tool->loop);
 
@@ -650,139 +817,53 @@ watch_processes (Tool                *tool,
   return TOOL_EXIT_OK;
 }
 
-static const char description[] =
-  "Waits until the given processes have exited and prints one line per event:\n"
-  "\n"
-  "  PID EVENT NAME [STATUS]         e.g. \"4242 exited sleep exit 0\"\n"
-  "\n"
-  "EVENT is \"exited\" (the process terminated; it is a zombie) or, with --reaped,\n"
-  "also \"reaped\" (its parent collected it; the pid is free). NAME is the process\n"
-  "name when watching started, with spaces and unprintable bytes written as \\xHH.\n"
-  "STATUS (\"exit 3\", \"killed by SIGKILL (core dumped)\") is printed where the\n"
-  "kernel tells it: for a child at once, for others once reaped (Linux 6.15+).\n"
-  "\n"
-  "PATTERN is a POSIX extended regular expression matched against the process\n"
-  "name (comm), as pgrep(1) and pidwait(1) do; --name may be given many times.\n"
-  "\n"
-  "PID:INODE, as printed by --verbose or lsfd, pins a process by its pidfs inode\n"
-  "(Linux 6.9+): if the pid now belongs to another process, it is refused.\n"
-  "\n"
-  "With -- COMMAND, runs COMMAND and watches it; COMMAND's exit status becomes\n"
-  "procwatch's (128+N if killed by signal N). SIGTERM and SIGHUP sent to\n"
-  "procwatch are passed on to it. On timeout COMMAND gets SIGTERM and procwatch\n"
-  "exits 3 without waiting for it.\n"
-  "\n"
-  "Exit status:\n"
-  "  0  every watched process exited (or N of them, with --count)\n"
-  "  1  failure: a process cannot be watched or does not exist, or bad usage\n"
-  "  2  the kernel lacks what is needed (pidfds; pidfs for PID:INODE)\n"
-  "  3  the timeout expired\n"
-  "  With -- COMMAND: COMMAND's status; 126 if it cannot be run, 127 if not found.\n"
-  "\n"
-  "See procwatch(1) for the JSON keys and more.";
+/* With the monitor set up, runs the COMMAND or watches the processes. */
+static int
+run (Tool        *tool,
+     ToolOptions *options)
+{
+  ProcwatchProcessMonitor *monitor = tool->monitor;
+  int exit_code;
+
+  debug (tool, "backend %s", procwatch_process_monitor_get_backend (monitor));
+
+  if (g_strcmp0 (procwatch_process_monitor_get_backend (monitor), "none") == 0)
+    {
+      tool_warn ("this system offers no way to watch processes (no pidfd_open, no /proc)");
+      return TOOL_EXIT_UNSUPPORTED;
+    }
+
+  g_signal_connect (monitor, "exited", G_CALLBACK (on_exited), tool);
+  g_signal_connect (monitor, "reaped", G_CALLBACK (on_reaped), tool);
+
+  if (options->timeout_ms > 0)
+    g_timeout_add (options->timeout_ms, on_timeout, tool);
+
+  if (options->command_argv != NULL)
+    exit_code = run_command (tool, options->command_argv);
+  else
+    exit_code = watch_processes (tool, options);
+
+  g_signal_handlers_disconnect_by_data (monitor, tool);
+  return exit_code;
+}
 
 int
 main (int   argc,
       char *argv[])
 {
-  g_autoptr(GOptionContext) context = NULL;
+  g_auto(ToolOptions) options = { 0 };
   g_autoptr(ProcwatchProcessMonitor) monitor = NULL;
   g_autoptr(GMainLoop) loop = NULL;
   g_autoptr(GHashTable) targets = NULL;
-  g_autoptr(GError) error = NULL;
-  g_auto(GStrv) pid_args = NULL;
-  g_auto(GStrv) patterns = NULL;
-  g_autofree char *timeout_text = NULL;
-  char **command_argv = NULL;
-  gboolean full = FALSE;
-  gboolean exact = FALSE;
-  gboolean ignore_case = FALSE;
-  gboolean version = FALSE;
-  ToolMatchFlags match_flags = 0;
-  guint timeout_ms = 0;
-  int count = -1;
-  int separator;
-  int parse_argc;
   Tool tool = { 0 };
   int exit_code;
-  const GOptionEntry entries[] = {
-    { "timeout", 't', 0, G_OPTION_ARG_STRING, &timeout_text,
-      "Give up after SECONDS (fractional) and exit 3", "SECONDS" },
-    { "count", 'c', 0, G_OPTION_ARG_INT, &count,
-      "Return once N of the processes have exited", "N" },
-    { "exited", 'e', 0, G_OPTION_ARG_NONE, &tool.allow_exited,
-      "Do not fail on a process that is already gone", NULL },
-    { "reaped", 0, 0, G_OPTION_ARG_NONE, &tool.wait_reaped,
-      "Also wait until each process has been reaped", NULL },
-    { "name", 'n', 0, G_OPTION_ARG_STRING_ARRAY, &patterns,
-      "Also watch processes whose name matches PATTERN", "PATTERN" },
-    { "full", 'f', 0, G_OPTION_ARG_NONE, &full,
-      "Match PATTERN against the full command line", NULL },
-    { "exact", 'x', 0, G_OPTION_ARG_NONE, &exact,
-      "Match PATTERN against the whole name only", NULL },
-    { "ignore-case", 'i', 0, G_OPTION_ARG_NONE, &ignore_case,
-      "Match PATTERN ignoring case", NULL },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &tool.json,
-      "Print events as JSON Lines", NULL },
-    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &tool.quiet,
-      "Print no events, as waitpid(1)", NULL },
-    { "verbose", 'v', 0, G_OPTION_ARG_NONE, &tool.verbose,
-      "Report each process watched (PID:INODE) on stderr", NULL },
-    { "version", 'V', 0, G_OPTION_ARG_NONE, &version,
-      "Print the version and exit", NULL },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &pid_args, NULL, NULL },
-    { NULL }
-  };
 
   setlocale (LC_ALL, "");
 
-  separator = find_command_separator (argc, argv);
-  parse_argc = separator >= 0 ? separator : argc;
-  if (separator >= 0)
-    {
-      command_argv = argv + separator + 1;
-      argv[separator] = NULL;
-    }
-
-  context = g_option_context_new ("PID[:INODE]… | -- COMMAND [ARG…]");
-  g_option_context_set_summary (context,
-                                "Wait for any processes to exit, like waitpid(1) and pidwait(1).");
-  g_option_context_set_description (context, description);
-  g_option_context_add_main_entries (context, entries, NULL);
-  if (!g_option_context_parse (context, &parse_argc, &argv, &error))
-    return usage_error (error->message);
-
-  if (version)
-    {
-      printf ("procwatch (gio-procwatch) %s\n", PROCWATCH_VERSION_S);
-      return TOOL_EXIT_OK;
-    }
-
-  if (timeout_text != NULL && !parse_timeout (timeout_text, &timeout_ms, &error))
-    return usage_error (error->message);
-
-  if (count != -1 && count < 1)
-    return usage_error ("invalid count: expected a positive number");
-
-  if (tool.quiet && tool.json)
-    return usage_error ("--quiet and --json cannot be combined");
-
-  if (command_argv != NULL)
-    {
-      if (command_argv[0] == NULL)
-        return usage_error ("no COMMAND after '--'");
-      if (pid_args != NULL || patterns != NULL)
-        return usage_error ("PIDs and --name cannot be combined with a COMMAND");
-    }
-  else if (pid_args == NULL && patterns == NULL)
-    return usage_error ("no process given");
-
-  if (full)
-    match_flags |= TOOL_MATCH_FULL;
-  if (exact)
-    match_flags |= TOOL_MATCH_EXACT;
-  if (ignore_case)
-    match_flags |= TOOL_MATCH_IGNORE_CASE;
+  exit_code = tool_parse_options (argc, argv, &options);
+  if (exit_code >= 0)
+    return exit_code;
 
   monitor = procwatch_process_monitor_new ();
   loop = g_main_loop_new (NULL, FALSE);
@@ -790,28 +871,13 @@ main (int   argc,
   tool.monitor = monitor;
   tool.loop = loop;
   tool.targets = targets;
+  tool.waitpid_mode = options.waitpid_mode;
+  tool.json = options.json;
+  tool.quiet = options.quiet;
+  tool.verbose = options.verbose;
+  tool.debug = options.debug;
+  tool.wait_reaped = options.wait_reaped;
+  tool.allow_exited = options.allow_exited;
 
-  if (tool.verbose)
-    warn ("backend %s", procwatch_process_monitor_get_backend (monitor));
-
-  if (g_strcmp0 (procwatch_process_monitor_get_backend (monitor), "none") == 0)
-    {
-      warn ("this system offers no way to watch processes (no pidfd_open, no /proc)");
-      return TOOL_EXIT_UNSUPPORTED;
-    }
-
-  g_signal_connect (monitor, "exited", G_CALLBACK (on_exited), &tool);
-  g_signal_connect (monitor, "reaped", G_CALLBACK (on_reaped), &tool);
-
-  if (timeout_ms > 0)
-    g_timeout_add (timeout_ms, on_timeout, &tool);
-
-  if (command_argv != NULL)
-    exit_code = run_command (&tool, command_argv);
-  else
-    exit_code = watch_processes (&tool, pid_args, (const char * const *) patterns,
-                                 match_flags, count > 0 ? (guint) count : 0);
-
-  g_signal_handlers_disconnect_by_data (monitor, &tool);
-  return exit_code;
+  return run (&tool, &options);
 }

@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
+ *
+ * procwatch's command line. glibc's getopt_long(3) reads it, not GOption:
+ * GOption takes no attached short value ("-t0.3", "-c1"), which every
+ * getopt tool and so util-linux waitpid(1) accepts, and its messages for a
+ * bad option are not getopt's. getopt_long also gives waitpid's long option
+ * abbreviations and its permutation (options after operands) for free.
+ *
+ * The optstring starts with '-' so that operands come back in order and the
+ * "--" that ends the options can be found: after it, procwatch runs a
+ * COMMAND, while waitpid takes more PIDs.
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gio-procwatch/procwatch.h>
+
+#include "procwatch-options.h"
+
+const char *tool_program_name = "procwatch";
+
+enum
+{
+  OPT_REAPED = 256,
+  OPT_JSON,
+  OPT_DEBUG,
+};
+
+static const struct option procwatch_longopts[] = {
+  { "timeout",     required_argument, NULL, 't' },
+  { "count",       required_argument, NULL, 'c' },
+  { "exited",      no_argument,       NULL, 'e' },
+  { "reaped",      no_argument,       NULL, OPT_REAPED },
+  { "name",        required_argument, NULL, 'n' },
+  { "full",        no_argument,       NULL, 'f' },
+  { "exact",       no_argument,       NULL, 'x' },
+  { "ignore-case", no_argument,       NULL, 'i' },
+  { "json",        no_argument,       NULL, OPT_JSON },
+  { "quiet",       no_argument,       NULL, 'q' },
+  { "verbose",     no_argument,       NULL, 'v' },
+  { "debug",       no_argument,       NULL, OPT_DEBUG },
+  { "version",     no_argument,       NULL, 'V' },
+  { "help",        no_argument,       NULL, 'h' },
+  { NULL, 0, NULL, 0 }
+};
+
+/* Exactly waitpid(1)'s: under that name nothing else is accepted. */
+static const struct option waitpid_longopts[] = {
+  { "verbose", no_argument,       NULL, 'v' },
+  { "timeout", required_argument, NULL, 't' },
+  { "exited",  no_argument,       NULL, 'e' },
+  { "count",   required_argument, NULL, 'c' },
+  { "version", no_argument,       NULL, 'V' },
+  { "help",    no_argument,       NULL, 'h' },
+  { NULL, 0, NULL, 0 }
+};
+
+static const char usage_line[] =
+  "Usage: %s [OPTION…] PID[:INODE]…\n"
+  "       %s [OPTION…] -n PATTERN…\n"
+  "       %s [OPTION…] -- COMMAND [ARG…]\n";
+
+static const char procwatch_help[] =
+  "\n"
+  "Wait for any processes to exit, like waitpid(1) and pidwait(1).\n"
+  "\n"
+  "Options:\n"
+  "  -t, --timeout=SECONDS  give up after SECONDS (fractional) and exit 3\n"
+  "  -c, --count=N          return once N of the processes have exited\n"
+  "  -e, --exited           do not fail on a process that is already gone\n"
+  "      --reaped           also wait until each process has been reaped\n"
+  "  -n, --name=PATTERN     also watch processes whose name matches PATTERN\n"
+  "  -f, --full             match PATTERN against the full command line\n"
+  "  -x, --exact            match PATTERN against the whole name only\n"
+  "  -i, --ignore-case      match PATTERN ignoring case\n"
+  "      --json             print events as JSON Lines\n"
+  "  -q, --quiet            print no events, as waitpid(1)\n"
+  "  -v, --verbose          what waitpid -v prints: \"PID N finished\" and\n"
+  "                         \"Timeout expired\" on stdout, skips on stderr\n"
+  "      --debug            report the backend and each process watched\n"
+  "                         (as PID:INODE) on stderr\n"
+  "  -h, --help             print this help and exit\n"
+  "  -V, --version          print the version and exit\n"
+  "\n"
+  "Prints one line per event:\n"
+  "\n"
+  "  PID EVENT NAME [STATUS]         e.g. \"4242 exited sleep exit 0\"\n"
+  "\n"
+  "EVENT is \"exited\" (the process terminated; it is a zombie) or, with --reaped,\n"
+  "also \"reaped\" (its parent collected it; the pid is free). NAME is the process\n"
+  "name when watching started, with spaces and unprintable bytes written as \\xHH.\n"
+  "STATUS (\"exit 3\", \"killed by SIGKILL (core dumped)\") is printed where the\n"
+  "kernel tells it: for a child at once, for others once reaped (Linux 6.15+).\n"
+  "\n"
+  "PATTERN is a POSIX extended regular expression matched against the process\n"
+  "name (comm), as pgrep(1) and pidwait(1) do; --name may be given many times.\n"
+  "\n"
+  "PID:INODE, as printed by --debug or lsfd, pins a process by its pidfs inode\n"
+  "(Linux 6.9+): if the pid now belongs to another process, it is refused.\n"
+  "\n"
+  "With -- COMMAND, runs COMMAND and watches it; COMMAND's exit status becomes\n"
+  "procwatch's (128+N if killed by signal N). SIGTERM and SIGHUP sent to\n"
+  "procwatch are passed on to it. On timeout COMMAND gets SIGTERM and procwatch\n"
+  "exits 3 without waiting for it.\n"
+  "\n"
+  "Run as \"waitpid\" (a link), it is util-linux waitpid(1): its options only,\n"
+  "no event lines, its messages and exit statuses.\n"
+  "\n"
+  "Exit status:\n"
+  "  0  every watched process exited (or N of them, with --count)\n"
+  "  1  failure: a process cannot be watched or does not exist, or bad usage\n"
+  "  2  the kernel lacks what is needed (pidfds; pidfs for PID:INODE)\n"
+  "  3  the timeout expired\n"
+  "  With -- COMMAND: COMMAND's status; 126 if it cannot be run, 127 if not found.\n"
+  "\n"
+  "See procwatch(1) for the JSON keys and more.\n";
+
+void
+tool_warn (const char *format,
+           ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  fprintf (stderr, "%s: %s\n", tool_program_name, message);
+}
+
+/* getopt has printed what is wrong; waitpid(1) then says this. */
+static int
+try_help (void)
+{
+  fprintf (stderr, "Try '%s --help' for more information.\n", tool_program_name);
+  return TOOL_EXIT_FAILURE;
+}
+
+/* For mistakes only procwatch can make (waitpid has no message for them). */
+int
+tool_usage_error (const char *message)
+{
+  tool_warn ("%s", message);
+  fprintf (stderr, usage_line, tool_program_name, tool_program_name, tool_program_name);
+  return try_help ();
+}
+
+static void
+print_help (gboolean waitpid_mode)
+{
+  const char *name = tool_program_name;
+
+  if (waitpid_mode)
+    {
+      /* Word for word waitpid(1)'s, whose scripts may read it. */
+      printf ("\nUsage:\n %s [options] PID[:inode]...\n", name);
+      fputs ("\nOptions:\n"
+             " -v, --verbose           be more verbose\n"
+             " -t, --timeout=<timeout> wait at most timeout seconds\n"
+             " -e, --exited            allow exited PIDs\n"
+             " -c, --count=<count>     number of process exits to wait for\n"
+             "\n", stdout);
+      printf ("%-25s%s\n%-25s%s\n", " -h, --help", "display this help",
+              " -V, --version", "display version");
+      printf ("\nFor more details see %s.\n", "waitpid(1)");
+      return;
+    }
+
+  printf (usage_line, name, name, name);
+  fputs (procwatch_help, stdout);
+}
+
+static void
+print_version (gboolean waitpid_mode)
+{
+  if (waitpid_mode)
+    printf ("%s from gio-procwatch %s\n", tool_program_name, PROCWATCH_VERSION_S);
+  else
+    printf ("procwatch (gio-procwatch) %s\n", PROCWATCH_VERSION_S);
+}
+
+/* waitpid(1)'s number errors: "invalid count: 'x'", and the errno's text
+ * after it when the number is out of range. */
+static int
+number_error (const char *what,
+              const char *text,
+              int         saved_errno)
+{
+  if (saved_errno == ERANGE)
+    tool_warn ("%s: '%s': %s", what, text, g_strerror (ERANGE));
+  else
+    tool_warn ("%s: '%s'", what, text);
+  return TOOL_EXIT_FAILURE;
+}
+
+static int
+parse_timeout (const char *text,
+               guint      *milliseconds)
+{
+  long double seconds = 0;
+  char *end = NULL;
+
+  errno = 0;
+  if (*text != '\0')
+    seconds = strtold (text, &end);
+  if (*text == '\0' || (errno == 0 && (end == text || *end != '\0')))
+    errno = EINVAL;
+  /* waitpid's timer would refuse these later, less clearly. */
+  if (errno == 0 && (!isfinite ((double) seconds) || seconds < 0))
+    errno = EINVAL;
+  if (errno != 0)
+    return number_error ("invalid timeout", text, errno);
+
+  /* Rounded up, so that a small timeout is never none; 0 means none. */
+  *milliseconds = (guint) MIN (ceill (seconds * 1000.0L), (long double) G_MAXUINT);
+  return -1;
+}
+
+static int
+parse_count (const char *text,
+             guint64    *count)
+{
+  intmax_t value = 0;
+  char *end = NULL;
+
+  errno = 0;
+  if (*text != '\0')
+    value = strtoimax (text, &end, 10);
+  if (*text == '\0' || (errno == 0 && (end == text || *end != '\0')))
+    errno = EINVAL;
+  if (errno == 0 && value < 1)
+    errno = ERANGE;
+  if (errno != 0)
+    return number_error ("invalid count", text, errno);
+
+  *count = (guint64) value;
+  return -1;
+}
+
+static const char *
+long_name (int c)
+{
+  return c == 'c' ? "count" : "exited";
+}
+
+/* waitpid(1) refuses -c with -e, naming them in the order given. */
+static int
+check_exclusive (int  c,
+                 int *first)
+{
+  if (c != 'c' && c != 'e')
+    return -1;
+  if (*first == 0)
+    *first = c;
+  else if (*first != c)
+    {
+      tool_warn ("options --%s and --%s cannot be combined", long_name (*first), long_name (c));
+      return TOOL_EXIT_FAILURE;
+    }
+  return -1;
+}
+
+static void
+add_operands (GPtrArray *operands,
+              char     **args)
+{
+  for (; *args != NULL; args++)
+    g_ptr_array_add (operands, *args);
+}
+
+/* Applies one option. Returns -1 to go on, or the exit status. */
+static int
+apply_option (int          c,
+              ToolOptions *options)
+{
+  switch (c)
+    {
+    case 't':
+      return parse_timeout (optarg, &options->timeout_ms);
+    case 'c':
+      return parse_count (optarg, &options->count);
+    case 'e':
+      options->allow_exited = TRUE;
+      break;
+    case OPT_REAPED:
+      options->wait_reaped = TRUE;
+      break;
+    case 'n':
+      g_ptr_array_add (options->patterns, optarg);
+      break;
+    case 'f':
+      options->match_flags |= TOOL_MATCH_FULL;
+      break;
+    case 'x':
+      options->match_flags |= TOOL_MATCH_EXACT;
+      break;
+    case 'i':
+      options->match_flags |= TOOL_MATCH_IGNORE_CASE;
+      break;
+    case OPT_JSON:
+      options->json = TRUE;
+      break;
+    case 'q':
+      options->quiet = TRUE;
+      break;
+    case 'v':
+      options->verbose = TRUE;
+      break;
+    case OPT_DEBUG:
+      options->debug = TRUE;
+      break;
+    case 'h':
+      print_help (options->waitpid_mode);
+      return TOOL_EXIT_OK;
+    case 'V':
+      print_version (options->waitpid_mode);
+      return TOOL_EXIT_OK;
+    default:
+      /* getopt has said what is wrong. */
+      return try_help ();
+    }
+
+  return -1;
+}
+
+/* Reads options and operands as getopt_long does, values parsed as they
+ * come (as waitpid does: the first bad one is the one reported). */
+static int
+read_arguments (int          argc,
+                char        *argv[],
+                ToolOptions *options)
+{
+  const struct option *longopts = options->waitpid_mode ? waitpid_longopts : procwatch_longopts;
+  const char *optstring = options->waitpid_mode ? "-vVht:c:e" : "-t:c:en:fxiqvVh";
+  /* What getopt would do without the leading '-': stop at the first operand. */
+  gboolean posixly_correct = g_getenv ("POSIXLY_CORRECT") != NULL;
+  int exclusive = 0;
+
+  for (;;)
+    {
+      int before = optind;
+      int exit_code;
+      int c = getopt_long (argc, argv, optstring, longopts, NULL);
+
+      if (c == -1)
+        {
+          /* Only "--" ends the scan before the last argument. */
+          if (before < argc && strcmp (argv[before], "--") == 0)
+            {
+              if (options->waitpid_mode)
+                add_operands (options->pid_args, argv + before + 1);
+              else
+                options->command_argv = argv + before + 1;
+            }
+          return -1;
+        }
+
+      if (c == 1)
+        {
+          g_ptr_array_add (options->pid_args, optarg);
+          if (posixly_correct)
+            {
+              add_operands (options->pid_args, argv + optind);
+              return -1;
+            }
+          continue;
+        }
+
+      if (options->waitpid_mode && (exit_code = check_exclusive (c, &exclusive)) >= 0)
+        return exit_code;
+
+      if ((exit_code = apply_option (c, options)) >= 0)
+        return exit_code;
+    }
+}
+
+/* The checks only procwatch's own options need. */
+static int
+check_procwatch_options (ToolOptions *options)
+{
+  gboolean have_processes = options->pid_args->len > 0 || options->patterns->len > 0;
+
+  if (options->quiet && options->json)
+    return tool_usage_error ("--quiet and --json cannot be combined");
+
+  if (options->command_argv != NULL)
+    {
+      if (options->command_argv[0] == NULL)
+        return tool_usage_error ("no COMMAND after '--'");
+      if (have_processes)
+        return tool_usage_error ("PIDs and --name cannot be combined with a COMMAND");
+    }
+  else if (!have_processes)
+    return tool_usage_error ("no process given");
+
+  return -1;
+}
+
+/* Parses the command line into @options. Returns -1 to go on, or the exit
+ * status (0 after --help or --version). */
+int
+tool_parse_options (int          argc,
+                    char        *argv[],
+                    ToolOptions *options)
+{
+  const char *slash = argc > 0 ? strrchr (argv[0], '/') : NULL;
+  int exit_code;
+
+  if (argc > 0)
+    tool_program_name = slash != NULL ? slash + 1 : argv[0];
+  options->waitpid_mode = strcmp (tool_program_name, "waitpid") == 0;
+  options->pid_args = g_ptr_array_new ();
+  options->patterns = g_ptr_array_new ();
+
+  exit_code = read_arguments (argc, argv, options);
+  if (exit_code >= 0)
+    return exit_code;
+
+  if (options->waitpid_mode)
+    {
+      /* waitpid makes no event lines: it is procwatch -q. */
+      options->quiet = TRUE;
+      if (options->pid_args->len == 0)
+        {
+          tool_warn ("no PIDs specified");
+          return TOOL_EXIT_FAILURE;
+        }
+    }
+  else if ((exit_code = check_procwatch_options (options)) >= 0)
+    return exit_code;
+
+  g_ptr_array_add (options->patterns, NULL);
+  return -1;
+}
+
+void
+tool_options_clear (ToolOptions *options)
+{
+  g_clear_pointer (&options->pid_args, g_ptr_array_unref);
+  g_clear_pointer (&options->patterns, g_ptr_array_unref);
+}
