@@ -7,7 +7,8 @@
 //   gjs -m extension.js
 //
 // In gnome-shell, AppProcessWatcher below would be created in the
-// extension's enable() with `global.display` and destroyed in disable().
+// extension's enable() with `global.display` and destroyed in disable(),
+// which closes its monitor.
 // Here a stand-in display hands out windows of a few processes started for
 // the purpose, then the script ends them and checks what was reported.
 //
@@ -88,8 +89,10 @@ export class AppProcessWatcher {
         this._display.disconnect(this._windowCreatedId);
         for (const id of this._monitorIds)
             this._monitor.disconnect(id);
-        for (const process of this._titles.keys())
-            this._monitor.unwatch(process.pid);
+        // Stops every watch and closes the monitor's file descriptors now:
+        // dropping the reference would leave that to the garbage collector,
+        // and pending waits would keep the monitor alive anyway.
+        this._monitor.close();
         this._titles.clear();
         this._monitor = null;
     }

@@ -4,6 +4,8 @@
 
 #include "config.h"
 
+#include <unistd.h>
+
 #include "procwatch-backend-private.h"
 #include "procwatch-probe-scheduler-private.h"
 #include "procwatch-process-monitor.h"
@@ -40,7 +42,28 @@
  * Signals are emitted, and asynchronous waits complete, in the thread-default
  * main context of the thread that created the monitor (see
  * [method@GLib.MainContext.push_thread_default]); never from inside a call
- * to the monitor. A monitor is not thread-safe: use it from that thread.
+ * to the library (watching, unwatching, closing, disposing, dropping a
+ * reference, cancelling, finishing): a wait that such a call ends completes
+ * from a later iteration of that context.
+ *
+ * A monitor is not thread-safe: use it from that thread. The one exception
+ * is the last reference, which may be dropped in any thread (as garbage
+ * collectors of language bindings do): the monitor then waits for a
+ * dispatch under way in its context to end, and nothing of it runs after.
+ * Any other use from another thread, `g_object_run_dispose()` and
+ * [method@Procwatch.ProcessMonitor.close] included, is unsupported.
+ *
+ * A pending [method@Procwatch.ProcessMonitor.wait_async] holds a reference
+ * to the monitor, as pending operations of GIO objects do: dropping yours
+ * does not stop it. To stop everything at once, call
+ * [method@Procwatch.ProcessMonitor.close].
+ *
+ * After `fork()` (without `exec()`), the child's copy of a monitor is
+ * closed: it shares its epoll instance with the parent's, so anything it
+ * did could change what the parent's monitor reports. In the child, calls
+ * that take a [struct@GLib.Error] fail with `G_IO_ERROR_CLOSED`, the others
+ * return false or nothing, nothing is emitted, and dropping it only closes
+ * the child's copies of its file descriptors.
  */
 
 typedef struct _ProcwatchWatch ProcwatchWatch;
@@ -80,8 +103,15 @@ struct _ProcwatchProcessMonitor
   /* Watches dropped while epoll refused to let go of their handle. */
   GPtrArray *lingering;
 
-  /* Shared with dispatches under way: false once the monitor is disposed. */
+  /* Shared with dispatches under way: false once the monitor is closed. */
   gboolean *alive;
+
+  /* Closed or disposed: watch calls fail, the handles are closed. */
+  gboolean closed;
+
+  /* The process that created the monitor: in any other (a child forked
+   * without exec), its copy shares the epoll set and must leave it be. */
+  pid_t creator_pid;
 };
 
 enum {
@@ -124,6 +154,10 @@ typedef struct
 {
   ProcwatchWatch *watch;
   GSource *cancelled_source;
+
+  /* Why watching stopped before the exit was seen, for a wait that is
+   * settled later; NULL if the exit was seen. */
+  const char *stopped_reason;
 } WaitData;
 
 static void
@@ -209,17 +243,42 @@ unlink_watch (ProcwatchProcessMonitor *self,
   watch->older = NULL;
 }
 
-static void
-fail_waits (ProcwatchWatch *watch,
-            const char     *reason)
+static gboolean
+settle_wait (gpointer user_data)
 {
+  GTask *task = user_data;
+  WaitData *data = g_task_get_task_data (task);
+
+  if (data->stopped_reason == NULL)
+    g_task_return_pointer (task, g_object_ref (data->watch->process), g_object_unref);
+  else
+    g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                             "Stopped waiting for process %d: %s",
+                             (int) data->watch->handle.pid, data->stopped_reason);
+
+  return G_SOURCE_REMOVE;
+}
+
+/* Watching stops inside a call the application made (unwatch, close,
+ * dispose), possibly from a dispatch in the waits' context, where
+ * g_task_return_*() would run their callbacks at once: they are settled
+ * from an idle instead, once that call has returned. A process whose exit
+ * was seen has exited, whoever stopped watching it since. */
+static void
+settle_waits_later (ProcwatchWatch *watch,
+                    const char     *reason)
+{
+  gboolean exited = procwatch_process_get_state (watch->process) != PROCWATCH_PROCESS_STATE_RUNNING;
   GTask *task;
 
   while ((task = pop_wait (watch)) != NULL)
     {
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED,
-                               "Stopped waiting for process %d: %s",
-                               (int) watch->handle.pid, reason);
+      WaitData *data = g_task_get_task_data (task);
+      g_autoptr(GSource) idle = g_idle_source_new ();
+
+      data->stopped_reason = exited ? NULL : reason;
+      g_source_set_static_name (idle, "[gio-procwatch] settle wait");
+      g_task_attach_source (task, idle, settle_wait);
       g_object_unref (task);
     }
 }
@@ -248,7 +307,7 @@ stop_watch (ProcwatchProcessMonitor *self,
   else
     procwatch_handle_close (&watch->handle);
 
-  fail_waits (watch, reason);
+  settle_waits_later (watch, reason);
   watch_unref (watch);
 }
 
@@ -455,10 +514,39 @@ on_probe_timer (gpointer owner)
   g_rc_box_release (alive);
 }
 
+/* In a child forked without exec, the copy is inert: see the class doc. */
+static gboolean
+is_forked_copy (ProcwatchProcessMonitor *self)
+{
+  return getpid () != self->creator_pid;
+}
+
+static gboolean
+is_open (ProcwatchProcessMonitor *self)
+{
+  return !self->closed && !is_forked_copy (self);
+}
+
+static gboolean
+check_open (ProcwatchProcessMonitor  *self,
+            GError                  **error)
+{
+  if (is_open (self))
+    return TRUE;
+
+  g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CLOSED,
+                       self->closed ? "The process monitor is closed"
+                                    : "The process monitor belongs to the parent of this forked process");
+  return FALSE;
+}
+
 static gboolean
 ensure_source (ProcwatchProcessMonitor  *self,
                GError                  **error)
 {
+  if (!check_open (self, error))
+    return FALSE;
+
   if (self->backend == NULL)
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
@@ -543,15 +631,24 @@ watch_pid (ProcwatchProcessMonitor  *self,
   return add_watch (self, &handle);
 }
 
+/* Stops everything, once. Nothing here calls the application: waits are
+ * settled from idles, so this may run inside any dispatch, also in one of
+ * this monitor's handlers. In a forked copy, nothing touches the epoll set
+ * the parent shares: handles are closed, not removed. */
 static void
-procwatch_process_monitor_dispose (GObject *object)
+shut_down (ProcwatchProcessMonitor *self,
+           const char              *reason)
 {
-  ProcwatchProcessMonitor *self = PROCWATCH_PROCESS_MONITOR (object);
-  g_autoptr(GHashTable) watches = g_steal_pointer (&self->watches);
+  g_autoptr(GHashTable) watches = NULL;
   GHashTableIter iter;
   gpointer value;
 
+  if (self->closed)
+    return;
+
+  self->closed = TRUE;
   *self->alive = FALSE;
+  watches = g_steal_pointer (&self->watches);
   self->watches = g_hash_table_new (NULL, NULL);
 
   /* The whole table at once: no chain needs unlinking watch by watch. */
@@ -564,21 +661,46 @@ procwatch_process_monitor_dispose (GObject *object)
         {
           ProcwatchWatch *older = g_steal_pointer (&watch->older);
 
-          stop_watch (self, watch, "the monitor was disposed");
+          stop_watch (self, watch, reason);
           watch = older;
         }
     }
 
   g_clear_pointer (&self->probes, procwatch_probe_scheduler_free);
 
-  if (self->source != NULL)
-    {
-      procwatch_source_disown (self->source);
-      g_clear_pointer (&self->source, g_source_unref);
-    }
+  /* A forked copy's source dispatches nothing (it checks the pid first),
+   * and its lock may be a copy of one a thread of the parent held. */
+  if (self->source != NULL && is_forked_copy (self))
+    g_source_destroy (self->source);
+  else if (self->source != NULL)
+    procwatch_source_disown (self->source);
+  g_clear_pointer (&self->source, g_source_unref);
 
   /* Nothing reads the epoll set any more: their registrations are moot. */
   g_ptr_array_set_size (self->lingering, 0);
+}
+
+static void
+procwatch_process_monitor_dispose (GObject *object)
+{
+  ProcwatchProcessMonitor *self = PROCWATCH_PROCESS_MONITOR (object);
+  g_autoptr(GSource) source = NULL;
+
+  /* The last reference may go in another thread while the owner iterates
+   * the context: holding the source's owner lock waits for a dispatch under
+   * way and keeps the next from calling us, so the teardown is safe here;
+   * none of it calls the application. In the owner thread the lock is free,
+   * or ours already (dispose from inside a dispatch). */
+  if (self->source != NULL && !is_forked_copy (self))
+    {
+      source = g_source_ref (self->source);
+      procwatch_source_lock_owner (source);
+    }
+
+  shut_down (self, "the monitor was disposed");
+
+  if (source != NULL)
+    procwatch_source_unlock_owner (source);
 
   G_OBJECT_CLASS (procwatch_process_monitor_parent_class)->dispose (object);
 }
@@ -709,6 +831,7 @@ procwatch_process_monitor_init (ProcwatchProcessMonitor *self)
   self->lingering = g_ptr_array_new_with_free_func ((GDestroyNotify) watch_unref);
   self->alive = g_rc_box_new (gboolean);
   *self->alive = TRUE;
+  self->creator_pid = getpid ();
 }
 
 /**
@@ -848,16 +971,19 @@ procwatch_process_monitor_watch_pidfd (ProcwatchProcessMonitor  *self,
  * @pid: the id of a watched process
  *
  * Stops watching the process with the id @pid. No signal is emitted for it
- * afterwards, and pending waits on it fail with
- * `G_IO_ERROR_CANCELLED`.
+ * afterwards. Pending waits on it complete from the main loop, after this
+ * call has returned: with the process if its exit has been seen (as when
+ * called from a [signal@Procwatch.ProcessMonitor::exited] handler), else
+ * with `G_IO_ERROR_CANCELLED`.
  *
  * A process whose [property@Procwatch.Process:pid] is 0 (watched through a
  * pidfd of a process reaped already, or in a pid namespace this one cannot
  * see) cannot be named by pid: `unwatch (0)` returns false. Watching it
- * stops when it is reaped, or by closing the monitor or stopping the watch
- * of that process object.
+ * stops when it is reaped, or when the monitor is closed
+ * ([method@Procwatch.ProcessMonitor.close]); stopping the watch of that
+ * process object is planned.
  *
- * Returns: true if the process was watched
+ * Returns: true if the process was watched; false also on a closed monitor
  */
 gboolean
 procwatch_process_monitor_unwatch (ProcwatchProcessMonitor *self,
@@ -868,7 +994,7 @@ procwatch_process_monitor_unwatch (ProcwatchProcessMonitor *self,
 
   g_return_val_if_fail (PROCWATCH_IS_PROCESS_MONITOR (self), FALSE);
 
-  if (pid <= 0)
+  if (pid <= 0 || !is_open (self))
     return FALSE;
 
   /* Also any earlier process with this pid whose reap is still pending. */
@@ -879,6 +1005,33 @@ procwatch_process_monitor_unwatch (ProcwatchProcessMonitor *self,
     }
 
   return was_watched;
+}
+
+/**
+ * procwatch_process_monitor_close:
+ * @self: a monitor
+ *
+ * Stops watching every process and closes every file descriptor of the
+ * monitor, at once. No signal is emitted afterwards. Every pending
+ * [method@Procwatch.ProcessMonitor.wait_async] completes from the main loop,
+ * after this call has returned: with `G_IO_ERROR_CANCELLED`, or with the
+ * process if its exit had been seen (when closing from an
+ * [signal@Procwatch.ProcessMonitor::exited] handler). Later watch calls fail
+ * with `G_IO_ERROR_CLOSED`.
+ *
+ * Pending waits hold references to the monitor, so dropping your own does
+ * not stop them; call this where watching must end for good, such as in the
+ * `disable()` of a shell extension. Closing a closed monitor does nothing.
+ * The [class@Procwatch.Process] objects you hold stay valid.
+ *
+ * Since: 1.2
+ */
+void
+procwatch_process_monitor_close (ProcwatchProcessMonitor *self)
+{
+  g_return_if_fail (PROCWATCH_IS_PROCESS_MONITOR (self));
+
+  shut_down (self, "the monitor was closed");
 }
 
 static gboolean
@@ -912,9 +1065,13 @@ on_wait_cancelled (GCancellable *cancellable,
  *
  * The wait fails with `G_IO_ERROR_CANCELLED` (in the
  * [error@Gio.IOErrorEnum] domain) when @cancellable is
- * cancelled or the process is unwatched, and with the errors of
- * [method@Procwatch.ProcessMonitor.watch_pid] when the process cannot be
- * watched.
+ * cancelled, or when the process is unwatched or the monitor closed before
+ * its exit was seen; with `G_IO_ERROR_CLOSED` on a closed monitor; and with
+ * the errors of [method@Procwatch.ProcessMonitor.watch_pid] when the
+ * process cannot be watched. @callback is always called from the main
+ * context, never from inside a call to the library.
+ *
+ * The wait holds a reference to the monitor until it completes.
  */
 void
 procwatch_process_monitor_wait_async (ProcwatchProcessMonitor *self,

@@ -36,6 +36,8 @@ ProcwatchProcess        *procwatch_process_monitor_watch_pidfd (ProcwatchProcess
 PROCWATCH_AVAILABLE_IN_1_0
 gboolean                 procwatch_process_monitor_unwatch     (ProcwatchProcessMonitor  *self,
                                                                 GPid                      pid);
+PROCWATCH_AVAILABLE_IN_1_2
+void                     procwatch_process_monitor_close       (ProcwatchProcessMonitor  *self);
 PROCWATCH_AVAILABLE_IN_1_0
 void                     procwatch_process_monitor_wait_async  (ProcwatchProcessMonitor  *self,
                                                                 GPid                      pid,

@@ -97,8 +97,8 @@ procwatch_process_class_init (ProcwatchProcessClass *klass)
    *
    * A process with pid 0 cannot be unwatched by pid
    * ([method@Procwatch.ProcessMonitor.unwatch] with 0 returns false): it is
-   * watched until it is reaped, or until the monitor is closed or its watch
-   * of this object is stopped.
+   * watched until it is reaped, or until the monitor is closed
+   * ([method@Procwatch.ProcessMonitor.close]).
    */
   properties[PROP_PID] =
     g_param_spec_int ("pid", NULL, NULL,

@@ -27,6 +27,8 @@ GSource  *procwatch_source_new            (gboolean                   pollable,
                                            ProcwatchSourceTimerFunc   timer_func,
                                            gpointer                   owner,
                                            GError                   **error);
+void      procwatch_source_lock_owner     (GSource                   *source);
+void      procwatch_source_unlock_owner   (GSource                   *source);
 void      procwatch_source_disown         (GSource                   *source);
 gboolean  procwatch_source_add_handle     (GSource                   *source,
                                            int                        fd,

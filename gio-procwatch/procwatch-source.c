@@ -26,6 +26,16 @@ typedef struct
   ProcwatchSourceTimerFunc timer_func;
   gpointer owner;
 
+  /* Held while the owner is called: the owner's last reference may go in
+   * another thread (a binding's garbage collector), whose dispose must wait
+   * for a dispatch under way before it can tear the owner down. Recursive:
+   * the owner may be disowned from inside its own callbacks. */
+  GRecMutex owner_lock;
+
+  /* A child forked without exec shares the epoll instance: its copy of the
+   * source must neither take events from it nor call its copy of the owner. */
+  pid_t creator_pid;
+
   struct epoll_event ready[READY_BATCH];
 } ProcwatchSource;
 
@@ -36,6 +46,11 @@ procwatch_source_dispatch (GSource     *source,
 {
   ProcwatchSource *self = (ProcwatchSource *) source;
   gint64 ready_time = g_source_get_ready_time (source);
+
+  if (getpid () != self->creator_pid)
+    return G_SOURCE_REMOVE;
+
+  g_rec_mutex_lock (&self->owner_lock);
 
   if (self->owner != NULL &&
       ready_time >= 0 && g_source_get_time (source) >= ready_time)
@@ -57,6 +72,8 @@ procwatch_source_dispatch (GSource     *source,
         self->ready_func (self->owner, self->ready, n);
     }
 
+  g_rec_mutex_unlock (&self->owner_lock);
+
   return G_SOURCE_CONTINUE;
 }
 
@@ -67,6 +84,7 @@ procwatch_source_finalize (GSource *source)
 
   if (self->epoll_fd >= 0)
     close (self->epoll_fd);
+  g_rec_mutex_clear (&self->owner_lock);
 }
 
 static GSourceFuncs procwatch_source_funcs = {
@@ -108,18 +126,36 @@ procwatch_source_new (gboolean                   pollable,
   self->ready_func = ready_func;
   self->timer_func = timer_func;
   self->owner = owner;
+  self->creator_pid = getpid ();
+  g_rec_mutex_init (&self->owner_lock);
 
   return (GSource *) self;
 }
 
+/* Keeps the owner from being called, in any thread, until released: a
+ * dispatch under way in another thread is waited for. */
+void
+procwatch_source_lock_owner (GSource *source)
+{
+  g_rec_mutex_lock (&((ProcwatchSource *) source)->owner_lock);
+}
+
+void
+procwatch_source_unlock_owner (GSource *source)
+{
+  g_rec_mutex_unlock (&((ProcwatchSource *) source)->owner_lock);
+}
+
 /* The owner is going away: it must never be called again, also not by a
- * dispatch that is under way further up the stack. */
+ * dispatch that is under way further up the stack or in another thread. */
 void
 procwatch_source_disown (GSource *source)
 {
   ProcwatchSource *self = (ProcwatchSource *) source;
 
+  g_rec_mutex_lock (&self->owner_lock);
   self->owner = NULL;
+  g_rec_mutex_unlock (&self->owner_lock);
   g_source_destroy (source);
 }
 

@@ -38,6 +38,7 @@ cat >> "$work/expected" <<'SYMBOLS'
 procwatch_get_major_version
 procwatch_get_micro_version
 procwatch_get_minor_version
+procwatch_process_monitor_close
 SYMBOLS
 
 "$nm" -D --defined-only "$library" | awk '{ print $NF }' | sort -u > "$work/exported"

@@ -91,6 +91,12 @@ void          test_add_for_each_kind      (const char              *prefix,
                                            const char              *name,
                                            GTestDataFunc            func);
 
+/* Adds @func as PREFIX/child/NAME and PREFIX/non-child/NAME, with the
+ * TestProcessKind as its data. */
+void          test_add_for_each_kind      (const char              *prefix,
+                                           const char              *name,
+                                           GTestDataFunc            func);
+
 G_END_DECLS
 
 G_BEGIN_DECLS
