@@ -891,11 +891,13 @@ procwatch_process_monitor_get_backend (ProcwatchProcessMonitor *self)
  * `G_IO_ERROR_INVALID_ARGUMENT` for a pid that is not positive,
  * `G_IO_ERROR_NOT_FOUND` when no such process exists (any more),
  * `G_IO_ERROR_NOT_SUPPORTED` when the kernel offers no way to
- * watch it (no backend, or a thread before Linux 6.9),
+ * watch it (no backend, a thread before Linux 6.9, or, without pidfds, a
+ * /proc that belongs to another pid namespace),
  * `G_IO_ERROR_PERMISSION_DENIED` when /proc hides it (`hidepid`,
  * without pidfds),
  * `G_IO_ERROR_TOO_MANY_OPEN_FILES` when out of file
- * descriptors. A failed call changes nothing.
+ * descriptors, `G_IO_ERROR_CLOSED` once the monitor is closed. A failed
+ * call changes nothing.
  *
  * Returns: (transfer full): the watched process, or `NULL` on error
  */
@@ -938,10 +940,13 @@ procwatch_process_monitor_watch_pid (ProcwatchProcessMonitor  *self,
  * `G_IO_ERROR_INVALID_ARGUMENT` for a negative or closed file
  * descriptor, or one that is not a pidfd;
  * `G_IO_ERROR_NOT_SUPPORTED` when the kernel offers no way to
- * watch processes, or when a backend that reads /proc cannot see the
- * process there;
+ * watch processes, or when a backend that reads /proc finds no pid for the
+ * process in this pid namespace;
+ * `G_IO_ERROR_PERMISSION_DENIED` when such a backend finds /proc hiding the
+ * process (`hidepid`);
  * `G_IO_ERROR_TOO_MANY_OPEN_FILES` when out of file
- * descriptors. A failed call changes nothing.
+ * descriptors; `G_IO_ERROR_CLOSED` once the monitor is closed. A failed
+ * call changes nothing.
  *
  * Returns: (transfer full): the watched process, or `NULL` on error
  */
