@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "procwatch-backend-private.h"
+#include "procwatch-probe-scheduler-private.h"
 #include "procwatch-proc-files-private.h"
 #include "procwatch-test-util.h"
 
@@ -408,6 +409,53 @@ test_pidfd_starts_no_process (void)
   _exit (0);
 }
 
+/* README: a poll-backend dispatch "reads at most 256" due probes, so that
+ * many due at once cannot stall the main loop; the rest follow in the next
+ * dispatches, none lost and none taken twice. */
+static void
+test_probe_batch (void)
+{
+  const guint n = 1000;
+  GSource *source = g_timeout_source_new (G_MAXUINT);
+  ProcwatchProbeScheduler *scheduler;
+  g_autofree ProcwatchProbe *probes = g_new0 (ProcwatchProbe, n);
+  g_autofree guint *times_taken = g_new0 (guint, n);
+  guint total = 0;
+  guint dispatches = 0;
+  guint i;
+
+  /* No backoff step: every probe is due as soon as it is scheduled. */
+  scheduler = procwatch_probe_scheduler_new (source, 0, 0);
+  for (i = 0; i < n; i++)
+    {
+      probes[i].data = GUINT_TO_POINTER (i);
+      procwatch_probe_schedule (scheduler, &probes[i], TRUE);
+    }
+
+  while (total < n)
+    {
+      g_autoptr(GPtrArray) due = g_ptr_array_new ();
+      guint j;
+
+      procwatch_probe_scheduler_take_due (scheduler, due);
+      dispatches++;
+      g_assert_cmpuint (due->len, ==, MIN (256, n - total));
+      for (j = 0; j < due->len; j++)
+        times_taken[GPOINTER_TO_UINT (g_ptr_array_index (due, j))]++;
+      total += due->len;
+    }
+
+  g_assert_cmpuint (dispatches, ==, 4);
+  for (i = 0; i < n; i++)
+    {
+      g_assert_cmpuint (times_taken[i], ==, 1);
+      g_assert_null (probes[i].iter);
+    }
+
+  procwatch_probe_scheduler_free (scheduler);
+  g_source_unref (source);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -421,6 +469,7 @@ main (int   argc,
   g_test_add_func ("/backends/choose", test_choose);
   g_test_add_func ("/backends/leader-exits-first", test_leader_exits_first);
   g_test_add_func ("/backends/pidfd/starts-no-process", test_pidfd_starts_no_process);
+  g_test_add_func ("/backends/probe-scheduler/batch", test_probe_batch);
 
   return g_test_run ();
 }
