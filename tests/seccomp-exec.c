@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
  *
- * seccomp-exec [--no-pidfd-open=ENOSYS|EPERM] [--no-pidfd-get-info] -- PROGRAM [ARGS...]
+ * seccomp-exec [--no-pidfd-open=ENOSYS|EPERM] [--no-pidfd-thread] [--no-pidfd-get-info]
+ *              -- PROGRAM [ARGS...]
  *
  * Runs PROGRAM as on an older kernel, through a seccomp filter that PROGRAM
  * and its children inherit. --no-pidfd-open fails pidfd_open() with ENOSYS
  * (as a kernel older than 5.3 does) or EPERM (as container profiles do);
+ * --no-pidfd-thread fails only pidfd_open() with the PIDFD_THREAD flag, with
+ * EINVAL, as a kernel older than 6.9 fails a flag it does not know;
  * --no-pidfd-get-info fails the PIDFD_GET_INFO ioctl with ENOTTY, as a
  * kernel older than 6.13 does.
  */
@@ -27,6 +30,13 @@
  * version of the struct a caller passes. */
 #define PIDFD_GET_INFO_MASK 0xC000FFFFu
 #define PIDFD_GET_INFO_NR   (PROCWATCH_PIDFD_GET_INFO & PIDFD_GET_INFO_MASK)
+
+/* The low 32 bits of a 64-bit argument, all a classic BPF load can see. */
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+# define ARG_LOW(n) (offsetof (struct seccomp_data, args[n]) + 4)
+#else
+# define ARG_LOW(n) offsetof (struct seccomp_data, args[n])
+#endif
 
 /* The filter compares system call numbers, which are per architecture: it
  * acts only on calls made with the ABI this program was built for. */
@@ -58,6 +68,8 @@ main (int   argc,
 {
   unsigned int open_action = SECCOMP_RET_ALLOW;
   unsigned int get_info_action = SECCOMP_RET_ALLOW;
+  unsigned int thread_action;
+  int no_thread = 0;
   int i;
 
   for (i = 1; i < argc && strcmp (argv[i], "--") != 0; i++)
@@ -66,15 +78,20 @@ main (int   argc,
         open_action = SECCOMP_RET_ERRNO | ENOSYS;
       else if (strcmp (argv[i], "--no-pidfd-open=EPERM") == 0)
         open_action = SECCOMP_RET_ERRNO | EPERM;
+      else if (strcmp (argv[i], "--no-pidfd-thread") == 0)
+        no_thread = 1;
       else if (strcmp (argv[i], "--no-pidfd-get-info") == 0)
         get_info_action = SECCOMP_RET_ERRNO | ENOTTY;
       else
         {
           fprintf (stderr, "usage: seccomp-exec [--no-pidfd-open=ENOSYS|EPERM] "
-                   "[--no-pidfd-get-info] -- PROGRAM [ARGS...]\n");
+                   "[--no-pidfd-thread] [--no-pidfd-get-info] -- PROGRAM [ARGS...]\n");
           return 2;
         }
     }
+
+  /* A kernel without pidfd_open() has no thread pidfds either. */
+  thread_action = no_thread ? SECCOMP_RET_ERRNO | EINVAL : open_action;
 
   if (i + 1 >= argc)
     {
@@ -93,10 +110,13 @@ main (int   argc,
       BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, NATIVE_AUDIT_ARCH, 1, 0),
       BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
       BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
-      BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, SYS_pidfd_open, 0, 1),
+      BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, SYS_pidfd_open, 0, 4),
+      BPF_STMT (BPF_LD | BPF_W | BPF_ABS, ARG_LOW (1)),
+      BPF_JUMP (BPF_JMP | BPF_JSET | BPF_K, PIDFD_THREAD, 0, 1),
+      BPF_STMT (BPF_RET | BPF_K, thread_action),
       BPF_STMT (BPF_RET | BPF_K, open_action),
       BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 0, 4),
-      BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, args[1])),
+      BPF_STMT (BPF_LD | BPF_W | BPF_ABS, ARG_LOW (1)),
       BPF_STMT (BPF_ALU | BPF_AND | BPF_K, PIDFD_GET_INFO_MASK),
       BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, PIDFD_GET_INFO_NR, 0, 1),
       BPF_STMT (BPF_RET | BPF_K, get_info_action),

@@ -349,6 +349,72 @@ test_unwatch_drops_every_process_with_the_pid (void)
   g_assert_cmpuint (recorder->events->len, ==, 0);
 }
 
+/* watch_pid: NOT_SUPPORTED "for a thread before Linux 6.9"; a failed call
+ * changes nothing, and the monitor goes on watching. Run under seccomp-exec
+ * --no-pidfd-thread (the pidfd-no-thread variant), which fails pidfd_open()
+ * with PIDFD_THREAD as 6.8 does; elsewhere only where the kernel is older. */
+static void
+test_thread_before_6_9 (void)
+{
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
+  g_autoptr(TestProcess) target = NULL;
+  g_autoptr(ProcwatchProcess) process = NULL;
+  g_autoptr(ProcwatchProcess) thread_process = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *tid_text = NULL;
+  TestParkedThread *thread;
+  guint fds_before;
+  GPid tid;
+  int pidfd;
+
+  if (test_skip_without_pidfd ())
+    return;
+  if (g_strcmp0 (procwatch_process_monitor_get_backend (monitor), "pidfd") != 0)
+    {
+      g_test_skip ("Threads are refused by the pidfd backend only");
+      return;
+    }
+
+  thread = test_parked_thread_new ();
+  tid = test_parked_thread_get_tid (thread);
+  pidfd = (int) syscall (SYS_pidfd_open, tid, PIDFD_THREAD);
+  if (pidfd >= 0)
+    {
+      close (pidfd);
+      test_parked_thread_release (thread);
+      g_assert_null (g_getenv ("PROCWATCH_TEST_NO_THREAD_PIDFD"));
+      g_test_skip ("This kernel has thread pidfds; the pidfd-no-thread variant pretends not");
+      return;
+    }
+  g_assert_cmpint (errno, ==, EINVAL);
+
+  /* Watched first: what the monitor shares is made, and it is watched
+   * through the refusal. */
+  target = test_process_spawn (TEST_PROCESS_CHILD);
+  process = procwatch_process_monitor_watch_pid (monitor, test_process_get_pid (target), &error);
+  g_assert_no_error (error);
+  fds_before = test_count_open_fds ();
+
+  thread_process = procwatch_process_monitor_watch_pid (monitor, tid, &error);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
+  g_assert_null (thread_process);
+  tid_text = g_strdup_printf ("thread %d of process %d", (int) tid, (int) getpid ());
+  g_assert_nonnull (strstr (error->message, tid_text));
+  g_assert_nonnull (strstr (error->message, "Linux 6.9"));
+  g_assert_cmpuint (test_count_open_fds (), ==, fds_before);
+  g_assert_false (procwatch_process_monitor_unwatch (monitor, tid));
+  test_parked_thread_release (thread);
+
+  test_process_exit (target, 0);
+  test_run_until_count (NULL, &recorder->n_exited, 1);
+  test_process_reap (target);
+  test_run_until_count (NULL, &recorder->n_reaped, 1);
+  g_assert_cmpint (procwatch_process_get_state (process), ==, PROCWATCH_PROCESS_STATE_REAPED);
+  g_assert_true (procwatch_process_get_if_exited (process));
+  g_assert_cmpint (procwatch_process_get_exit_status (process), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -362,6 +428,7 @@ main (int   argc,
   g_test_add_func ("/promises/process-outlives-monitor", test_process_outlives_monitor);
   g_test_add_func ("/promises/one-fd-per-process", test_one_fd_per_process);
   g_test_add_func ("/promises/thread-pidfd", test_thread_pidfd);
+  g_test_add_func ("/promises/thread-before-6.9", test_thread_before_6_9);
   g_test_add_func ("/promises/unwatch-drops-every-process-with-the-pid",
                    test_unwatch_drops_every_process_with_the_pid);
   g_test_add_func ("/promises/pidfd-of-reaped-has-pid-0", test_pidfd_of_reaped_has_pid_0);
