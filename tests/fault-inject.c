@@ -44,6 +44,7 @@ static Fault faults[FAULT_N_CALLS] = {
 };
 
 static __thread gboolean in_hook;
+static __thread int hook_pidfd = -1;
 
 static int (*real_epoll_create1) (int);
 static int (*real_epoll_ctl) (int, int, int, struct epoll_event *);
@@ -196,10 +197,24 @@ syscall (long number,
 
   if (number == SYS_pidfd_open && should_fail (FAULT_PIDFD_OPEN, NULL))
     return -1;
-  if (number == SYS_pidfd_send_signal && should_fail (FAULT_PIDFD_SEND_SIGNAL, NULL))
-    return -1;
+  if (number == SYS_pidfd_send_signal)
+    {
+      gboolean fail;
+
+      hook_pidfd = (int) a[0];
+      fail = should_fail (FAULT_PIDFD_SEND_SIGNAL, NULL);
+      hook_pidfd = -1;
+      if (fail)
+        return -1;
+    }
 
   return real_syscall (number, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+int
+fault_get_pidfd (void)
+{
+  return hook_pidfd;
 }
 
 void

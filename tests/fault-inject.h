@@ -47,6 +47,9 @@ void   fault_fail_every   (FaultCall  call,
 void   fault_set_hook     (FaultCall  call,
                            FaultHook  hook,
                            gpointer   user_data);
+/* In a hook run before pidfd_send_signal(): the pidfd it targets; -1 in
+ * any other hook. */
+int    fault_get_pidfd    (void);
 /* Calls made and calls failed since the last fault_reset(). */
 guint  fault_get_calls    (FaultCall  call);
 guint  fault_get_failures (FaultCall  call);

@@ -739,6 +739,113 @@ add_with_errors (const char    *name,
   g_test_add_data_func (eintr, GINT_TO_POINTER (EINTR), func);
 }
 
+typedef struct
+{
+  GPid zombie;
+  guint zombie_probes;
+  guint other_probes;
+  GPid other;
+} ProbeTargets;
+
+/* The pid a pidfd refers to, from its fdinfo; 0 if unknown. */
+static GPid
+pid_of_pidfd (int pidfd)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/self/fdinfo/%d", pidfd);
+  g_autofree char *text = NULL;
+  const char *line;
+
+  if (pidfd < 0 || !g_file_get_contents (path, &text, NULL, NULL))
+    return 0;
+
+  line = strstr (text, "\nPid:");
+  return line != NULL ? (GPid) g_ascii_strtoll (line + 5, NULL, 10) : 0;
+}
+
+static gboolean
+count_probe_target (FaultCall   call,
+                    const char *path,
+                    gpointer    user_data)
+{
+  ProbeTargets *targets = user_data;
+  GPid pid = pid_of_pidfd (fault_get_pidfd ());
+
+  /* Once reaped, fdinfo says -1: of the watched, only the zombie is. */
+  if (pid == targets->zombie || pid == -1)
+    {
+      targets->zombie_probes++;
+    }
+  else
+    {
+      targets->other_probes++;
+      targets->other = pid;
+    }
+
+  return TRUE;
+}
+
+/* Kernel support page, without the hang-up: "Running processes are never
+ * probed: nothing runs for them until they exit"; a zombie is, on its
+ * backoff. Running processes are watched alongside a zombie, and every
+ * probe made while the zombie's backoff grows (past 100 ms of main loop)
+ * must target the zombie. */
+static void
+test_running_never_probed (void)
+{
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
+  g_autoptr(GPtrArray) running = g_ptr_array_new_with_free_func ((GDestroyNotify) test_process_free);
+  g_autoptr(GPtrArray) processes = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(TestProcess) zombie = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *debug = g_getenv ("PROCWATCH_DEBUG");
+  ProbeTargets targets = { 0, };
+  guint i;
+
+  if (g_strcmp0 (procwatch_process_monitor_get_backend (monitor), "pidfd") != 0 ||
+      debug == NULL || strstr (debug, "no-pollhup") == NULL)
+    {
+      g_test_skip ("Only the pidfd backend without the hang-up probes zombies");
+      return;
+    }
+
+  for (i = 0; i < 5; i++)
+    {
+      g_ptr_array_add (running, test_process_spawn (TEST_PROCESS_CHILD));
+      g_ptr_array_add (processes,
+                       procwatch_process_monitor_watch_pid (monitor,
+                                                            test_process_get_pid (running->pdata[i]),
+                                                            &error));
+      g_assert_no_error (error);
+    }
+  zombie = test_process_spawn (TEST_PROCESS_CHILD);
+  g_ptr_array_add (processes,
+                   procwatch_process_monitor_watch_pid (monitor, test_process_get_pid (zombie),
+                                                        &error));
+  g_assert_no_error (error);
+
+  /* Watching reads each state once; what counts is what follows. */
+  fault_reset ();
+  targets.zombie = test_process_get_pid (zombie);
+  fault_set_hook (FAULT_PIDFD_SEND_SIGNAL, count_probe_target, &targets);
+
+  test_process_exit (zombie, 0);
+  test_run_until_count (NULL, &recorder->n_exited, 1);
+  /* Probes 1, 2, 4, ..., 64 ms after the exit. */
+  test_run_until_count (NULL, &targets.zombie_probes, 8);
+
+  g_test_message ("%u probes of the zombie, %u of others (last: %d)",
+                  targets.zombie_probes, targets.other_probes, (int) targets.other);
+  g_assert_cmpuint (targets.other_probes, ==, 0);
+  g_assert_cmpuint (recorder->n_exited, ==, 1);
+
+  /* Reaped: its probes end with it, and still no running one is probed. */
+  test_process_reap (zombie);
+  test_run_until_count (NULL, &recorder->n_reaped, 1);
+  fault_reset ();
+  g_assert_cmpuint (targets.other_probes, ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -751,6 +858,7 @@ main (int   argc,
   add_with_errors ("epoll-wait", test_epoll_wait_fails);
   add_with_errors ("pidfd-open", test_pidfd_open_fails);
   add_with_errors ("probe-and-status-calls", test_probe_calls_fail);
+  g_test_add_func ("/faults/running-never-probed", test_running_never_probed);
   g_test_add_func ("/faults/epoll-remove-while-forked", test_epoll_remove_fails_while_forked);
   g_test_add_func ("/faults/storm", test_storm);
   g_test_add_func ("/faults/exit-during-watch", test_exit_during_watch);
