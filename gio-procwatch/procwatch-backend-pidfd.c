@@ -519,6 +519,7 @@ const ProcwatchBackend procwatch_backend_pidfd = {
   .name = "pidfd",
   .is_supported = pidfd_is_supported,
   .handles_pollable = TRUE,
+  .handle_fd_is_pidfd = TRUE,
   .probe_min_interval = 1 * G_TIME_SPAN_MILLISECOND,
   .probe_max_interval = 500 * G_TIME_SPAN_MILLISECOND,
   .open_pid = pidfd_open_pid,

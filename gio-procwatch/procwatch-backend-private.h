@@ -45,6 +45,10 @@ struct _ProcwatchBackend
    * is found by probing. */
   gboolean handles_pollable;
 
+  /* Whether a handle's fd is a pidfd (else its pidfd, if any, is kept
+   * beside). */
+  gboolean handle_fd_is_pidfd;
+
   /* Bounds of the probing backoff, in microseconds. */
   gint64 probe_min_interval;
   gint64 probe_max_interval;
@@ -89,6 +93,10 @@ void                    procwatch_handle_set           (ProcwatchHandle        *
                                                         GPid                    pid,
                                                         guint64                 inode);
 void                    procwatch_handle_close         (ProcwatchHandle        *handle);
+int                     procwatch_handle_get_pidfd     (const ProcwatchBackend *backend,
+                                                        const ProcwatchHandle  *handle);
+char                   *procwatch_handle_read_name     (const ProcwatchBackend *backend,
+                                                        const ProcwatchHandle  *handle);
 guint32                 procwatch_handle_poll          (const ProcwatchHandle  *handle);
 void                    procwatch_set_error_from_errno (GError                **error,
                                                         int                     saved_errno,

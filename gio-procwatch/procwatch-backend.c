@@ -15,6 +15,7 @@
 #include <gio/gio.h>
 
 #include "procwatch-backend-private.h"
+#include "procwatch-proc-files-private.h"
 
 /* In the order they are tried: the first that works on this kernel wins. */
 static const ProcwatchBackend *const backends[] = {
@@ -125,6 +126,38 @@ procwatch_handle_close (ProcwatchHandle *handle)
 
   handle->fd = -1;
   handle->pidfd = -1;
+}
+
+int
+procwatch_handle_get_pidfd (const ProcwatchBackend *backend,
+                            const ProcwatchHandle  *handle)
+{
+  return backend->handle_fd_is_pidfd ? handle->fd : handle->pidfd;
+}
+
+/* The name (comm) of the process, read by pid and kept only if the handle
+ * shows the process unreaped afterwards: until the reap, its pid cannot
+ * belong to another. NULL if it cannot be told. */
+char *
+procwatch_handle_read_name (const ProcwatchBackend *backend,
+                            const ProcwatchHandle  *handle)
+{
+  g_autofree char *name = NULL;
+  int pidfd;
+  gboolean reaped;
+
+  if (handle->pid <= 0 || handle->fd < 0)
+    return NULL;
+
+  name = procwatch_proc_read_comm (handle->pid);
+  if (name == NULL)
+    return NULL;
+
+  pidfd = procwatch_handle_get_pidfd (backend, handle);
+  reaped = pidfd >= 0 ? procwatch_pidfd_is_reaped (pidfd)
+                      : backend->read_state (backend, handle, 0) == PROCWATCH_PROCESS_STATE_REAPED;
+
+  return reaped ? NULL : g_steal_pointer (&name);
 }
 
 /* The epoll events that the handle shows now, for a backend asked to look

@@ -27,6 +27,7 @@ gboolean procwatch_proc_read_tgid        (GPid         pid,
 gboolean procwatch_proc_read_ppid        (GPid         pid,
                                           GPid        *ppid);
 gboolean procwatch_proc_is_own_pid_ns    (gboolean    *own);
+char    *procwatch_proc_read_comm        (GPid         pid);
 gboolean procwatch_proc_parse_stat       (const char  *text,
                                           gsize        length,
                                           char        *state,

@@ -149,6 +149,31 @@ proc_is_known_own (void)
   return procwatch_proc_is_own_pid_ns (&own) && own;
 }
 
+/* The name of task @pid (its comm, at most 15 bytes), or NULL. Only
+ * from a /proc of our own pid namespace: another shows other processes
+ * under our pids. The caller checks that the pid was still the one it
+ * meant after the read. */
+char *
+procwatch_proc_read_comm (GPid pid)
+{
+  char path[64];
+  char text[64];
+  gssize length;
+
+  if (!proc_is_known_own ())
+    return NULL;
+
+  g_snprintf (path, sizeof path, "/proc/%d/comm", (int) pid);
+  length = procwatch_proc_read_file (path, text, sizeof text);
+  if (length <= 0)
+    return NULL;
+
+  if (text[length - 1] == '\n')
+    length--;
+
+  return g_utf8_make_valid (text, length);
+}
+
 /* The "Pid:" of a pidfd: -1 once the process has been reaped (Linux 5.10+),
  * 0 when it is not visible from our pid namespace. fdinfo gives the pid in
  * the namespace of the /proc it is read from: where that is not ours, a

@@ -11,6 +11,7 @@
 #include "procwatch-process-monitor.h"
 #include "procwatch-process-private.h"
 #include "procwatch-source-private.h"
+#include "procwatch-watch-private.h"
 
 /**
  * ProcwatchProcessMonitor:
@@ -41,7 +42,8 @@
  *
  * Signals are emitted, and asynchronous waits complete, in the thread-default
  * main context of the thread that created the monitor (see
- * [method@GLib.MainContext.push_thread_default]); never from inside a call
+ * [method@GLib.MainContext.push_thread_default]); never, except for the
+ * list model's "items-changed" (see below), from inside a call
  * to the library (watching, unwatching, closing, disposing, dropping a
  * reference, cancelling, finishing): a wait that such a call ends completes
  * from a later iteration of that context.
@@ -52,6 +54,18 @@
  * dispatch under way in its context to end, and nothing of it runs after.
  * Any other use from another thread, `g_object_run_dispose()` and
  * [method@Procwatch.ProcessMonitor.close] included, is unsupported.
+ *
+ * The monitor is a [iface@Gio.ListModel] of the [class@Procwatch.Process]
+ * objects it watches, in the order they were first watched, for a
+ * `GtkListView` or `GtkColumnView` to show. A process leaves the list when
+ * watching it stops: just before its
+ * [signal@Procwatch.ProcessMonitor::reaped] (when, as documented there, it
+ * is no longer watched), when it is unwatched, or, all at once, when the
+ * monitor is closed. As with every list model,
+ * [signal@Gio.ListModel::items-changed] is emitted synchronously, also
+ * from inside the calls that change the list (watching, unwatching,
+ * closing); not when the monitor is disposed. The monitor's own cost per
+ * change is O(log n) in the number of watched processes.
  *
  * A pending [method@Procwatch.ProcessMonitor.wait_async] holds a reference
  * to the monitor, as pending operations of GIO objects do: dropping yours
@@ -66,25 +80,6 @@
  * the child's copies of its file descriptors.
  */
 
-typedef struct _ProcwatchWatch ProcwatchWatch;
-
-struct _ProcwatchWatch
-{
-  ProcwatchHandle handle;
-  ProcwatchProcess *process;
-
-  /* An earlier process with the same pid that has been reaped, but whose
-   * reap we have not handled yet. */
-  ProcwatchWatch *older;
-
-  /* For changes of state that raise no event. */
-  ProcwatchProbe probe;
-
-  GQueue waits;   /* GTask */
-
-  gboolean watched;
-};
-
 struct _ProcwatchProcessMonitor
 {
   GObject parent_instance;
@@ -96,6 +91,11 @@ struct _ProcwatchProcessMonitor
   /* GPid → the newest ProcwatchWatch with that pid; each watch in a chain
    * holds a reference of its own, given up by stop_watch(). */
   GHashTable *watches;
+
+  /* The list model: every watched process in the order it was first
+   * watched. A balanced tree, so that finding the position of a watch that
+   * leaves costs O(log n). */
+  GSequence *items;
 
   /* With the source: both exist once something has been watched. */
   ProcwatchProbeScheduler *probes;
@@ -129,61 +129,11 @@ enum {
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
-G_DEFINE_FINAL_TYPE (ProcwatchProcessMonitor, procwatch_process_monitor, G_TYPE_OBJECT)
+static void procwatch_process_monitor_list_model_init (GListModelInterface *iface);
 
-static void
-watch_clear (ProcwatchWatch *watch)
-{
-  procwatch_handle_close (&watch->handle);
-  g_clear_object (&watch->process);
-}
-
-static ProcwatchWatch *
-watch_ref (ProcwatchWatch *watch)
-{
-  return g_rc_box_acquire (watch);
-}
-
-static void
-watch_unref (ProcwatchWatch *watch)
-{
-  g_rc_box_release_full (watch, (GDestroyNotify) watch_clear);
-}
-
-typedef struct
-{
-  ProcwatchWatch *watch;
-  GSource *cancelled_source;
-
-  /* Why watching stopped before the exit was seen, for a wait that is
-   * settled later; NULL if the exit was seen. */
-  const char *stopped_reason;
-} WaitData;
-
-static void
-wait_data_free (WaitData *data)
-{
-  g_clear_pointer (&data->cancelled_source, g_source_unref);
-  watch_unref (data->watch);
-  g_free (data);
-}
-
-/* Takes the wait out of the cancellable's reach: its source holds the task. */
-static GTask *
-pop_wait (ProcwatchWatch *watch)
-{
-  GTask *task = g_queue_pop_head (&watch->waits);
-  WaitData *data;
-
-  if (task == NULL)
-    return NULL;
-
-  data = g_task_get_task_data (task);
-  if (data->cancelled_source != NULL)
-    g_source_destroy (data->cancelled_source);
-
-  return task;
-}
+G_DEFINE_FINAL_TYPE_WITH_CODE (ProcwatchProcessMonitor, procwatch_process_monitor, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL,
+                                                      procwatch_process_monitor_list_model_init))
 
 static gboolean
 is_alive (gboolean *alive)
@@ -243,46 +193,6 @@ unlink_watch (ProcwatchProcessMonitor *self,
   watch->older = NULL;
 }
 
-static gboolean
-settle_wait (gpointer user_data)
-{
-  GTask *task = user_data;
-  WaitData *data = g_task_get_task_data (task);
-
-  if (data->stopped_reason == NULL)
-    g_task_return_pointer (task, g_object_ref (data->watch->process), g_object_unref);
-  else
-    g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED,
-                             "Stopped waiting for process %d: %s",
-                             (int) data->watch->handle.pid, data->stopped_reason);
-
-  return G_SOURCE_REMOVE;
-}
-
-/* Watching stops inside a call the application made (unwatch, close,
- * dispose), possibly from a dispatch in the waits' context, where
- * g_task_return_*() would run their callbacks at once: they are settled
- * from an idle instead, once that call has returned. A process whose exit
- * was seen has exited, whoever stopped watching it since. */
-static void
-settle_waits_later (ProcwatchWatch *watch,
-                    const char     *reason)
-{
-  gboolean exited = procwatch_process_get_state (watch->process) != PROCWATCH_PROCESS_STATE_RUNNING;
-  GTask *task;
-
-  while ((task = pop_wait (watch)) != NULL)
-    {
-      WaitData *data = g_task_get_task_data (task);
-      g_autoptr(GSource) idle = g_idle_source_new ();
-
-      data->stopped_reason = exited ? NULL : reason;
-      g_source_set_static_name (idle, "[gio-procwatch] settle wait");
-      g_task_attach_source (task, idle, settle_wait);
-      g_object_unref (task);
-    }
-}
-
 /* Stops watching, once @watch is out of the table: no event of @watch is
  * handled after this, even one already taken from the kernel in the current
  * batch. Gives up the table's reference. */
@@ -293,7 +203,7 @@ stop_watch (ProcwatchProcessMonitor *self,
 {
   g_assert (watch->watched);
 
-  watch->watched = FALSE;
+  procwatch_watch_stopped (watch);
   procwatch_probe_unschedule (self->probes, &watch->probe);
 
   /* epoll forgets a handle on removal or once no fd anywhere refers to its
@@ -303,21 +213,37 @@ stop_watch (ProcwatchProcessMonitor *self,
    * monitor is disposed nothing reads the set: nothing is removed. */
   if (self->backend->handles_pollable && is_alive (self->alive) &&
       !procwatch_source_remove_handle (self->source, watch->handle.fd))
-    g_ptr_array_add (self->lingering, watch_ref (watch));
+    g_ptr_array_add (self->lingering, procwatch_watch_ref (watch));
   else
     procwatch_handle_close (&watch->handle);
 
-  settle_waits_later (watch, reason);
-  watch_unref (watch);
+  procwatch_watch_settle_waits_later (watch, reason);
+  procwatch_watch_unref (watch);
 }
 
+/* Takes @watch out of the list model; returns where it was. */
+static guint
+unlist_watch (ProcwatchProcessMonitor *self,
+              ProcwatchWatch          *watch)
+{
+  guint position = g_sequence_iter_get_position (watch->item);
+
+  g_sequence_remove (g_steal_pointer (&watch->item));
+  return position;
+}
+
+/* Stops watching @watch and tells the list model's observers, who may do
+ * anything, dispose of the monitor included (then *@alive is false). */
 static void
 drop_watch (ProcwatchProcessMonitor *self,
             ProcwatchWatch          *watch,
             const char              *reason)
 {
+  guint position = unlist_watch (self, watch);
+
   unlink_watch (self, watch);
   stop_watch (self, watch, reason);
+  g_list_model_items_changed (G_LIST_MODEL (self), position, 1, 0);
 }
 
 /* Its handle is ready, and so comes back at every iteration until then. */
@@ -348,21 +274,6 @@ set_state (ProcwatchProcess      *process,
            ProcwatchProcessState  state)
 {
   procwatch_process_set_state (process, state);
-  return is_alive (alive);
-}
-
-static gboolean
-complete_waits (ProcwatchWatch *watch,
-                gboolean       *alive)
-{
-  GTask *task;
-
-  while (is_alive (alive) && (task = pop_wait (watch)) != NULL)
-    {
-      g_task_return_pointer (task, g_object_ref (watch->process), g_object_unref);
-      g_object_unref (task);
-    }
-
   return is_alive (alive);
 }
 
@@ -398,7 +309,7 @@ advance_watch (ProcwatchProcessMonitor *self,
 
       if (!set_state (process, alive, PROCWATCH_PROCESS_STATE_EXITED) ||
           !emit (self, alive, SIGNAL_EXITED, process) ||
-          !complete_waits (watch, alive))
+          !procwatch_watch_complete_waits (watch, alive))
         return FALSE;
 
       if (!watch->watched)
@@ -417,7 +328,8 @@ advance_watch (ProcwatchProcessMonitor *self,
       /* The watch goes first, so that handlers see the pid as free. */
       drop_watch (self, watch, "the process was reaped");
 
-      if (!set_state (process, alive, PROCWATCH_PROCESS_STATE_REAPED) ||
+      if (!is_alive (alive) ||
+          !set_state (process, alive, PROCWATCH_PROCESS_STATE_REAPED) ||
           !emit (self, alive, SIGNAL_REAPED, process))
         return FALSE;
     }
@@ -439,7 +351,7 @@ on_handles_ready (gpointer                  owner,
   /* Pinned before any handler runs: one may unwatch a process whose event
    * is further down this batch. */
   for (i = 0; i < n_events; i++)
-    batch[i] = watch_ref (events[i].data.ptr);
+    batch[i] = procwatch_watch_ref (events[i].data.ptr);
 
   for (i = 0; i < n_events && is_alive (alive); i++)
     {
@@ -472,7 +384,7 @@ on_handles_ready (gpointer                  owner,
     }
 
   for (i = 0; i < n_events; i++)
-    watch_unref (batch[i]);
+    procwatch_watch_unref (batch[i]);
 
   g_rc_box_release (alive);
 }
@@ -483,13 +395,13 @@ on_probe_timer (gpointer owner)
   ProcwatchProcessMonitor *self = owner;
   const ProcwatchBackend *backend = self->backend;
   gboolean *alive = g_rc_box_acquire (self->alive);
-  g_autoptr(GPtrArray) due = g_ptr_array_new_with_free_func ((GDestroyNotify) watch_unref);
+  g_autoptr(GPtrArray) due = g_ptr_array_new_with_free_func ((GDestroyNotify) procwatch_watch_unref);
   guint i;
 
   /* Taken out of the queue first: probing may reschedule them. */
   procwatch_probe_scheduler_take_due (self->probes, due);
   for (i = 0; i < due->len; i++)
-    watch_ref (g_ptr_array_index (due, i));
+    procwatch_watch_ref (g_ptr_array_index (due, i));
 
   for (i = 0; i < due->len && is_alive (alive); i++)
     {
@@ -589,13 +501,9 @@ add_watch (ProcwatchProcessMonitor *self,
         }
     }
 
-  watch = g_rc_box_new0 (ProcwatchWatch);
-  watch->handle = *handle;
-  watch->process = procwatch_process_new (handle->pid);
-  watch->watched = TRUE;
-  watch->probe.data = watch;
+  watch = procwatch_watch_new (backend, self, handle);
   watch->older = head;
-  g_queue_init (&watch->waits);
+  watch->item = g_sequence_append (self->items, watch);
   g_hash_table_insert (self->watches, key, watch);
 
   /* Where epoll refuses the handle (out of memory, max_user_watches), the
@@ -607,7 +515,26 @@ add_watch (ProcwatchProcessMonitor *self,
       backend->needs_probe (backend, PROCWATCH_PROCESS_STATE_RUNNING))
     procwatch_probe_schedule (self->probes, &watch->probe, TRUE);
 
+  g_list_model_items_changed (G_LIST_MODEL (self), g_sequence_get_length (self->items) - 1, 0, 1);
+
   return watch;
+}
+
+static gboolean
+open_pid (ProcwatchProcessMonitor  *self,
+          GPid                      pid,
+          ProcwatchHandle          *handle,
+          GError                  **error)
+{
+  if (pid <= 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "Cannot watch process %d: a process id must be positive", (int) pid);
+      return FALSE;
+    }
+
+  return ensure_source (self, error) &&
+         self->backend->open_pid (self->backend, pid, handle, error);
 }
 
 static ProcwatchWatch *
@@ -617,15 +544,7 @@ watch_pid (ProcwatchProcessMonitor  *self,
 {
   ProcwatchHandle handle = PROCWATCH_HANDLE_INIT;
 
-  if (pid <= 0)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "Cannot watch process %d: a process id must be positive", (int) pid);
-      return NULL;
-    }
-
-  if (!ensure_source (self, error) ||
-      !self->backend->open_pid (self->backend, pid, &handle, error))
+  if (!open_pid (self, pid, &handle, error))
     return NULL;
 
   return add_watch (self, &handle);
@@ -635,16 +554,17 @@ watch_pid (ProcwatchProcessMonitor  *self,
  * settled from idles, so this may run inside any dispatch, also in one of
  * this monitor's handlers. In a forked copy, nothing touches the epoll set
  * the parent shares: handles are closed, not removed. */
-static void
+static guint
 shut_down (ProcwatchProcessMonitor *self,
            const char              *reason)
 {
   g_autoptr(GHashTable) watches = NULL;
   GHashTableIter iter;
   gpointer value;
+  guint n_items;
 
   if (self->closed)
-    return;
+    return 0;
 
   self->closed = TRUE;
   *self->alive = FALSE;
@@ -661,6 +581,7 @@ shut_down (ProcwatchProcessMonitor *self,
         {
           ProcwatchWatch *older = g_steal_pointer (&watch->older);
 
+          watch->item = NULL;
           stop_watch (self, watch, reason);
           watch = older;
         }
@@ -678,6 +599,11 @@ shut_down (ProcwatchProcessMonitor *self,
 
   /* Nothing reads the epoll set any more: their registrations are moot. */
   g_ptr_array_set_size (self->lingering, 0);
+
+  n_items = g_sequence_get_length (self->items);
+  g_sequence_remove_range (g_sequence_get_begin_iter (self->items),
+                           g_sequence_get_end_iter (self->items));
+  return n_items;
 }
 
 static void
@@ -711,6 +637,7 @@ procwatch_process_monitor_finalize (GObject *object)
   ProcwatchProcessMonitor *self = PROCWATCH_PROCESS_MONITOR (object);
 
   g_hash_table_unref (self->watches);
+  g_sequence_free (self->items);
   g_ptr_array_unref (self->lingering);
   g_main_context_unref (self->context);
   g_rc_box_release (self->alive);
@@ -828,7 +755,8 @@ procwatch_process_monitor_init (ProcwatchProcessMonitor *self)
   self->backend = procwatch_backend_get_default ();
   self->context = g_main_context_ref_thread_default ();
   self->watches = g_hash_table_new (NULL, NULL);
-  self->lingering = g_ptr_array_new_with_free_func ((GDestroyNotify) watch_unref);
+  self->items = g_sequence_new (NULL);
+  self->lingering = g_ptr_array_new_with_free_func ((GDestroyNotify) procwatch_watch_unref);
   self->alive = g_rc_box_new (gboolean);
   *self->alive = TRUE;
   self->creator_pid = getpid ();
@@ -985,8 +913,8 @@ procwatch_process_monitor_watch_pidfd (ProcwatchProcessMonitor  *self,
  * pidfd of a process reaped already, or in a pid namespace this one cannot
  * see) cannot be named by pid: `unwatch (0)` returns false. Watching it
  * stops when it is reaped, or when the monitor is closed
- * ([method@Procwatch.ProcessMonitor.close]); stopping the watch of that
- * process object is planned.
+ * ([method@Procwatch.ProcessMonitor.close]), or stop it by the object with
+ * [method@Procwatch.ProcessMonitor.unwatch_process].
  *
  * Returns: true if the process was watched; false also on a closed monitor
  */
@@ -1013,6 +941,140 @@ procwatch_process_monitor_unwatch (ProcwatchProcessMonitor *self,
 }
 
 /**
+ * procwatch_process_monitor_unwatch_process:
+ * @self: a monitor
+ * @process: a process
+ *
+ * Stops watching @process, as [method@Procwatch.ProcessMonitor.unwatch]
+ * does, but names the process by its object: a process whose pid is 0 or
+ * has been reused by another process is stopped too, and a newer process
+ * with the same pid is left alone.
+ *
+ * Returns: true if @process was watched by @self; false if not (it was
+ *   reaped, unwatched, watched by another monitor) and on a closed monitor
+ *
+ * Since: 1.2
+ */
+gboolean
+procwatch_process_monitor_unwatch_process (ProcwatchProcessMonitor *self,
+                                           ProcwatchProcess        *process)
+{
+  ProcwatchWatch *watch;
+
+  g_return_val_if_fail (PROCWATCH_IS_PROCESS_MONITOR (self), FALSE);
+  g_return_val_if_fail (PROCWATCH_IS_PROCESS (process), FALSE);
+
+  watch = procwatch_process_get_watch (process);
+  if (watch == NULL || watch->owner != self || !is_open (self))
+    return FALSE;
+
+  drop_watch (self, watch, "the process was unwatched");
+  return TRUE;
+}
+
+/**
+ * procwatch_process_monitor_lookup:
+ * @self: a monitor
+ * @pid: a process id
+ *
+ * Finds the watched process with the id @pid. When the process that had
+ * the pid has been reaped, and the monitor has not reported it yet, while
+ * a newer process with the pid is watched too, the newer one is returned.
+ *
+ * It watches nothing: see [method@Procwatch.ProcessMonitor.watch_pid].
+ *
+ * Returns: (transfer full) (nullable): the process, or `NULL` if no
+ *   watched process has that pid (and for 0)
+ *
+ * Since: 1.2
+ */
+ProcwatchProcess *
+procwatch_process_monitor_lookup (ProcwatchProcessMonitor *self,
+                                  GPid                     pid)
+{
+  ProcwatchWatch *watch;
+
+  g_return_val_if_fail (PROCWATCH_IS_PROCESS_MONITOR (self), NULL);
+
+  if (pid <= 0 || !is_open (self))
+    return NULL;
+
+  watch = g_hash_table_lookup (self->watches, GINT_TO_POINTER (pid));
+
+  return watch != NULL ? g_object_ref (watch->process) : NULL;
+}
+
+/**
+ * procwatch_process_monitor_watch_pid_inode:
+ * @self: a monitor
+ * @pid: the id of a process
+ * @inode: the pidfs inode number of that process, as from
+ *   [method@Procwatch.Process.get_inode], `lsfd` or `procwatch -v`
+ * @error: return location for an error
+ *
+ * Starts watching the process with the id @pid only if it is the process
+ * with the pidfs inode number @inode: the pair names one process for the
+ * whole boot (on 64-bit kernels), as util-linux `waitpid PID:INODE` does,
+ * without passing file descriptors. There is no window for a reused pid:
+ * the handle whose inode is compared is the one that is then watched.
+ *
+ * Errors are those of [method@Procwatch.ProcessMonitor.watch_pid], and:
+ * `G_IO_ERROR_NOT_FOUND` when the pid now belongs to another process (or
+ * to none); `G_IO_ERROR_NOT_SUPPORTED` where pidfs inodes are not known
+ * (before Linux 6.9, or with the "procfs" and "poll" backends);
+ * `G_IO_ERROR_INVALID_ARGUMENT` for an inode of 0.
+ *
+ * Returns: (transfer full): the watched process, or `NULL` on error
+ *
+ * Since: 1.2
+ */
+ProcwatchProcess *
+procwatch_process_monitor_watch_pid_inode (ProcwatchProcessMonitor  *self,
+                                           GPid                      pid,
+                                           guint64                   inode,
+                                           GError                  **error)
+{
+  ProcwatchHandle handle = PROCWATCH_HANDLE_INIT;
+  ProcwatchWatch *watch;
+
+  g_return_val_if_fail (PROCWATCH_IS_PROCESS_MONITOR (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (inode == 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "Cannot watch process %d: inode 0 names no process", (int) pid);
+      return NULL;
+    }
+
+  if (!open_pid (self, pid, &handle, error))
+    return NULL;
+
+  if (handle.inode == 0)
+    {
+      procwatch_handle_close (&handle);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "Cannot watch process %d by inode: the %s backend knows no pidfs inodes here",
+                   (int) pid, self->backend->name);
+      return NULL;
+    }
+
+  if (handle.inode != inode)
+    {
+      procwatch_handle_close (&handle);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   "Cannot watch process %d with inode %" G_GUINT64_FORMAT
+                   ": the pid belongs to another process (inode %" G_GUINT64_FORMAT ")",
+                   (int) pid, inode, handle.inode);
+      return NULL;
+    }
+
+  watch = add_watch (self, &handle);
+
+  return g_object_ref (watch->process);
+}
+
+/**
  * procwatch_process_monitor_close:
  * @self: a monitor
  *
@@ -1034,25 +1096,15 @@ procwatch_process_monitor_unwatch (ProcwatchProcessMonitor *self,
 void
 procwatch_process_monitor_close (ProcwatchProcessMonitor *self)
 {
+  guint n_items;
+
   g_return_if_fail (PROCWATCH_IS_PROCESS_MONITOR (self));
 
-  shut_down (self, "the monitor was closed");
-}
+  n_items = shut_down (self, "the monitor was closed");
 
-static gboolean
-on_wait_cancelled (GCancellable *cancellable,
-                   gpointer      user_data)
-{
-  GTask *task = user_data;
-  WaitData *data = g_task_get_task_data (task);
-
-  if (g_queue_remove (&data->watch->waits, task))
-    {
-      g_task_return_error_if_cancelled (task);
-      g_object_unref (task);
-    }
-
-  return G_SOURCE_REMOVE;
+  /* Not in a forked copy: the parent's observers were copied with it. */
+  if (n_items > 0 && !is_forked_copy (self))
+    g_list_model_items_changed (G_LIST_MODEL (self), 0, n_items, 0);
 }
 
 /**
@@ -1088,7 +1140,6 @@ procwatch_process_monitor_wait_async (ProcwatchProcessMonitor *self,
   g_autoptr(GTask) task = NULL;
   g_autoptr(GError) error = NULL;
   ProcwatchWatch *watch;
-  WaitData *data;
 
   g_return_if_fail (PROCWATCH_IS_PROCESS_MONITOR (self));
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
@@ -1113,17 +1164,7 @@ procwatch_process_monitor_wait_async (ProcwatchProcessMonitor *self,
       return;
     }
 
-  data = g_new0 (WaitData, 1);
-  data->watch = watch_ref (watch);
-  g_task_set_task_data (task, data, (GDestroyNotify) wait_data_free);
-
-  if (cancellable != NULL)
-    {
-      data->cancelled_source = g_cancellable_source_new (cancellable);
-      g_task_attach_source (task, data->cancelled_source, G_SOURCE_FUNC (on_wait_cancelled));
-    }
-
-  g_queue_push_tail (&watch->waits, g_steal_pointer (&task));
+  procwatch_watch_add_wait (watch, task);
 }
 
 /**
@@ -1150,4 +1191,41 @@ procwatch_process_monitor_wait_finish (ProcwatchProcessMonitor  *self,
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static GType
+procwatch_process_monitor_get_item_type (GListModel *model)
+{
+  return PROCWATCH_TYPE_PROCESS;
+}
+
+static guint
+procwatch_process_monitor_get_n_items (GListModel *model)
+{
+  ProcwatchProcessMonitor *self = PROCWATCH_PROCESS_MONITOR (model);
+
+  return g_sequence_get_length (self->items);
+}
+
+static gpointer
+procwatch_process_monitor_get_item (GListModel *model,
+                                    guint       position)
+{
+  ProcwatchProcessMonitor *self = PROCWATCH_PROCESS_MONITOR (model);
+  GSequenceIter *iter = g_sequence_get_iter_at_pos (self->items, position);
+  ProcwatchWatch *watch;
+
+  if (g_sequence_iter_is_end (iter))
+    return NULL;
+
+  watch = g_sequence_get (iter);
+  return g_object_ref (watch->process);
+}
+
+static void
+procwatch_process_monitor_list_model_init (GListModelInterface *iface)
+{
+  iface->get_item_type = procwatch_process_monitor_get_item_type;
+  iface->get_n_items = procwatch_process_monitor_get_n_items;
+  iface->get_item = procwatch_process_monitor_get_item;
 }

@@ -37,6 +37,17 @@ PROCWATCH_AVAILABLE_IN_1_0
 gboolean                 procwatch_process_monitor_unwatch     (ProcwatchProcessMonitor  *self,
                                                                 GPid                      pid);
 PROCWATCH_AVAILABLE_IN_1_2
+gboolean                 procwatch_process_monitor_unwatch_process (ProcwatchProcessMonitor *self,
+                                                                    ProcwatchProcess        *process);
+PROCWATCH_AVAILABLE_IN_1_2
+ProcwatchProcess        *procwatch_process_monitor_lookup      (ProcwatchProcessMonitor  *self,
+                                                                GPid                      pid);
+PROCWATCH_AVAILABLE_IN_1_2
+ProcwatchProcess        *procwatch_process_monitor_watch_pid_inode (ProcwatchProcessMonitor  *self,
+                                                                    GPid                      pid,
+                                                                    guint64                   inode,
+                                                                    GError                  **error);
+PROCWATCH_AVAILABLE_IN_1_2
 void                     procwatch_process_monitor_close       (ProcwatchProcessMonitor  *self);
 PROCWATCH_AVAILABLE_IN_1_0
 void                     procwatch_process_monitor_wait_async  (ProcwatchProcessMonitor  *self,

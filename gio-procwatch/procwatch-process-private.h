@@ -8,7 +8,14 @@
 
 G_BEGIN_DECLS
 
-ProcwatchProcess *procwatch_process_new        (GPid                  pid);
+struct _ProcwatchWatch;
+
+ProcwatchProcess *procwatch_process_new        (GPid                  pid,
+                                                 guint64               inode,
+                                                 const char           *name);
+void              procwatch_process_set_watch  (ProcwatchProcess     *self,
+                                                 struct _ProcwatchWatch *watch);
+struct _ProcwatchWatch *procwatch_process_get_watch (ProcwatchProcess *self);
 void              procwatch_process_set_state  (ProcwatchProcess     *self,
                                                  ProcwatchProcessState state);
 void              procwatch_process_set_status (ProcwatchProcess     *self,

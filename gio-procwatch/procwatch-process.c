@@ -8,6 +8,7 @@
 
 #include "procwatch-enums.h"
 #include "procwatch-process-private.h"
+#include "procwatch-watch-private.h"
 
 /**
  * ProcwatchProcess:
@@ -29,8 +30,17 @@
  * known once it has been reaped, on kernels that keep it (Linux 6.15 and
  * newer). It is never guessed.
  *
+ * The object is also the handle on the process for as long as it is
+ * watched: wait for it ([method@Procwatch.Process.wait_async]), signal it
+ * ([method@Procwatch.Process.send_signal]) or get a pidfd of it
+ * ([method@Procwatch.Process.dup_pidfd]) without naming it by a pid that
+ * may be reused by then, and stop watching it with
+ * [method@Procwatch.ProcessMonitor.unwatch_process].
+ *
  * The object stays valid for as long as you hold a reference, also after the
- * monitor has stopped watching the process.
+ * monitor has stopped watching the process; the calls that act on the
+ * process then fail with `G_IO_ERROR_CLOSED`: the library keeps nothing
+ * open for a process it does not watch.
  */
 
 struct _ProcwatchProcess
@@ -38,15 +48,25 @@ struct _ProcwatchProcess
   GObject parent_instance;
 
   GPid pid;
+  guint64 inode;
+  char *name;
   ProcwatchProcessState state;
   int wait_status;
   guint has_status : 1;
+
+  /* While watched; cleared by the monitor when watching stops. */
+  ProcwatchWatch *watch;
 };
 
 enum {
   PROP_0,
   PROP_PID,
   PROP_STATE,
+  PROP_INODE,
+  PROP_NAME,
+  PROP_HAS_STATUS,
+  PROP_EXIT_STATUS,
+  PROP_TERM_SIG,
   N_PROPS
 };
 
@@ -72,9 +92,39 @@ procwatch_process_get_property (GObject    *object,
       g_value_set_enum (value, self->state);
       break;
 
+    case PROP_INODE:
+      g_value_set_uint64 (value, self->inode);
+      break;
+
+    case PROP_NAME:
+      g_value_set_string (value, self->name);
+      break;
+
+    case PROP_HAS_STATUS:
+      g_value_set_boolean (value, self->has_status);
+      break;
+
+    case PROP_EXIT_STATUS:
+      g_value_set_int (value, procwatch_process_get_if_exited (self) ? WEXITSTATUS (self->wait_status) : -1);
+      break;
+
+    case PROP_TERM_SIG:
+      g_value_set_int (value, procwatch_process_get_if_signaled (self) ? WTERMSIG (self->wait_status) : 0);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
+}
+
+static void
+procwatch_process_finalize (GObject *object)
+{
+  ProcwatchProcess *self = PROCWATCH_PROCESS (object);
+
+  g_free (self->name);
+
+  G_OBJECT_CLASS (procwatch_process_parent_class)->finalize (object);
 }
 
 static void
@@ -82,6 +132,7 @@ procwatch_process_class_init (ProcwatchProcessClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
+  object_class->finalize = procwatch_process_finalize;
   object_class->get_property = procwatch_process_get_property;
 
   /**
@@ -120,6 +171,75 @@ procwatch_process_class_init (ProcwatchProcessClass *klass)
                        PROCWATCH_PROCESS_STATE_RUNNING,
                        G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
 
+  /**
+   * ProcwatchProcess:inode:
+   *
+   * The pidfs inode number of the process: see
+   * [method@Procwatch.Process.get_inode].
+   *
+   * Since: 1.2
+   */
+  properties[PROP_INODE] =
+    g_param_spec_uint64 ("inode", NULL, NULL,
+                         0, G_MAXUINT64, 0,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+
+  /**
+   * ProcwatchProcess:name:
+   *
+   * The name of the process when watching started: see
+   * [method@Procwatch.Process.get_name].
+   *
+   * Since: 1.2
+   */
+  properties[PROP_NAME] =
+    g_param_spec_string ("name", NULL, NULL,
+                         NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+
+  /**
+   * ProcwatchProcess:has-status: (getter has_status)
+   *
+   * Whether the wait status of the terminated process is known: see
+   * [method@Procwatch.Process.has_status]. Notified when it becomes
+   * known, before [property@Procwatch.Process:state] changes.
+   *
+   * Since: 1.2
+   */
+  properties[PROP_HAS_STATUS] =
+    g_param_spec_boolean ("has-status", NULL, NULL,
+                          FALSE,
+                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+
+  /**
+   * ProcwatchProcess:exit-status:
+   *
+   * The exit code of a process known to have terminated normally (see
+   * [method@Procwatch.Process.get_exit_status]), or -1 otherwise: while it
+   * runs, when its status is not known, or when a signal terminated it.
+   * Notified when the status becomes known.
+   *
+   * Since: 1.2
+   */
+  properties[PROP_EXIT_STATUS] =
+    g_param_spec_int ("exit-status", NULL, NULL,
+                      -1, 255, -1,
+                      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+
+  /**
+   * ProcwatchProcess:term-sig:
+   *
+   * The signal that terminated the process, if that is known (see
+   * [method@Procwatch.Process.get_term_sig]), or 0 otherwise. Notified when
+   * the status becomes known.
+   *
+   * Since: 1.2
+   */
+  properties[PROP_TERM_SIG] =
+    g_param_spec_int ("term-sig", NULL, NULL,
+                      0, G_MAXINT, 0,
+                      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -130,13 +250,30 @@ procwatch_process_init (ProcwatchProcess *self)
 }
 
 ProcwatchProcess *
-procwatch_process_new (GPid pid)
+procwatch_process_new (GPid        pid,
+                       guint64     inode,
+                       const char *name)
 {
   ProcwatchProcess *self = g_object_new (PROCWATCH_TYPE_PROCESS, NULL);
 
   self->pid = pid;
+  self->inode = inode;
+  self->name = g_strdup (name);
 
   return self;
+}
+
+void
+procwatch_process_set_watch (ProcwatchProcess *self,
+                             ProcwatchWatch   *watch)
+{
+  self->watch = watch;
+}
+
+ProcwatchWatch *
+procwatch_process_get_watch (ProcwatchProcess *self)
+{
+  return self->watch;
 }
 
 void
@@ -159,8 +296,19 @@ procwatch_process_set_status (ProcwatchProcess *self,
 {
   g_return_if_fail (PROCWATCH_IS_PROCESS (self));
 
+  if (self->has_status)
+    return;
+
   self->wait_status = wait_status;
   self->has_status = TRUE;
+
+  g_object_freeze_notify (G_OBJECT (self));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HAS_STATUS]);
+  if (WIFEXITED (wait_status))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_EXIT_STATUS]);
+  if (WIFSIGNALED (wait_status))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TERM_SIG]);
+  g_object_thaw_notify (G_OBJECT (self));
 }
 
 /**
@@ -200,7 +348,7 @@ procwatch_process_get_state (ProcwatchProcess *self)
 }
 
 /**
- * procwatch_process_has_status:
+ * procwatch_process_has_status: (get-property has-status)
  * @self: a process
  *
  * Checks whether the wait status of the terminated process is known.
@@ -314,4 +462,234 @@ procwatch_process_get_term_sig (ProcwatchProcess *self)
   g_return_val_if_fail (procwatch_process_get_if_signaled (self), 0);
 
   return WTERMSIG (self->wait_status);
+}
+
+/**
+ * procwatch_process_get_inode:
+ * @self: a process
+ *
+ * Gets the pidfs inode number of the process (Linux 6.9 and newer): the
+ * number `lsfd` shows for its pidfds, that util-linux `waitpid PID:INODE`
+ * takes and that `procwatch -v` prints. On 64-bit kernels it tells the
+ * process apart from every other process of this boot, also from one that
+ * later has the same pid; pass it with the pid to
+ * [method@Procwatch.ProcessMonitor.watch_pid_inode] to watch this process
+ * and no other. On 32-bit kernels pidfs inode numbers are 32 bits wide and
+ * are reused; only an inode generation, which this library does not
+ * read, tells reused ones apart there.
+ *
+ * It is 0 where it is not known: before Linux 6.9, and with the "procfs"
+ * and "poll" backends for a process watched by pid.
+ *
+ * Returns: the inode number, or 0
+ *
+ * Since: 1.2
+ */
+guint64
+procwatch_process_get_inode (ProcwatchProcess *self)
+{
+  g_return_val_if_fail (PROCWATCH_IS_PROCESS (self), 0);
+
+  return self->inode;
+}
+
+/**
+ * procwatch_process_get_name:
+ * @self: a process
+ *
+ * Gets the name of the process (what `/proc/<pid>/comm` holds, at most 15
+ * bytes) as it was when watching started. It does not change afterwards,
+ * also not when the process renames itself, and survives its exit.
+ *
+ * Returns: (nullable): the name, or `NULL` if it could not be read (the
+ *   process was reaped already, has no pid here, or /proc does not show it)
+ *
+ * Since: 1.2
+ */
+const char *
+procwatch_process_get_name (ProcwatchProcess *self)
+{
+  g_return_val_if_fail (PROCWATCH_IS_PROCESS (self), NULL);
+
+  return self->name;
+}
+
+static gboolean
+check_watched (ProcwatchProcess  *self,
+               const char        *what,
+               GError           **error)
+{
+  if (self->watch != NULL)
+    return TRUE;
+
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_CLOSED,
+               "Cannot %s process %d: it is no longer watched", what, (int) self->pid);
+  return FALSE;
+}
+
+/**
+ * procwatch_process_dup_pidfd:
+ * @self: a process
+ * @error: return location for an error
+ *
+ * Gets a new pidfd for the process while it is watched (running, or exited
+ * and not yet reaped), to hand to another program or to
+ * [class@Gio.UnixFDList]. The caller owns it and must close it; it has
+ * `FD_CLOEXEC` set.
+ *
+ * Errors are in the [error@Gio.IOErrorEnum] domain: `G_IO_ERROR_CLOSED`
+ * once the process is no longer watched (it was reaped or unwatched, or
+ * the monitor was closed); `G_IO_ERROR_NOT_SUPPORTED` where the backend
+ * holds no pidfd for it (the "procfs" and "poll" backends, for a process
+ * watched by pid); `G_IO_ERROR_TOO_MANY_OPEN_FILES` when out of file
+ * descriptors.
+ *
+ * Returns: a pidfd, or -1 on error
+ *
+ * Since: 1.2
+ */
+int
+procwatch_process_dup_pidfd (ProcwatchProcess  *self,
+                             GError           **error)
+{
+  g_return_val_if_fail (PROCWATCH_IS_PROCESS (self), -1);
+  g_return_val_if_fail (error == NULL || *error == NULL, -1);
+
+  if (!check_watched (self, "get a pidfd of", error))
+    return -1;
+
+  return procwatch_watch_dup_pidfd (self->watch, error);
+}
+
+/**
+ * procwatch_process_send_signal:
+ * @self: a process
+ * @signum: a signal number, such as `SIGTERM`, or 0 to check that the
+ *   signal could be sent
+ * @error: return location for an error
+ *
+ * Sends a signal to the process. It is sent through the process's pidfd,
+ * so it can never reach another process that has been given the same pid
+ * since. Where the backend holds no pidfd (the "procfs" and "poll"
+ * backends, for a process watched by pid, on kernels before 5.3), the
+ * library checks that the pid still belongs to this process just before
+ * `kill()`: the process could still be reaped, and its pid reused, in the
+ * microseconds between.
+ *
+ * A watched thread (see [method@Procwatch.ProcessMonitor.watch_pid]) gets
+ * the signal itself, with pidfds.
+ *
+ * Errors are in the [error@Gio.IOErrorEnum] domain: `G_IO_ERROR_NOT_FOUND`
+ * once the process is known to have exited (its
+ * [property@Procwatch.Process:state] is exited or reaped, or its pidfd
+ * shows the exit that the monitor has not reported yet: the kernel
+ * itself would accept a signal for a zombie and do nothing with it);
+ * `G_IO_ERROR_CLOSED` for a running process that is no longer watched
+ * (unwatched, or the monitor closed); `G_IO_ERROR_PERMISSION_DENIED` when
+ * the caller may not signal it; `G_IO_ERROR_INVALID_ARGUMENT` for a number
+ * that is not a signal.
+ *
+ * Returns: true if the signal was sent
+ *
+ * Since: 1.2
+ */
+gboolean
+procwatch_process_send_signal (ProcwatchProcess  *self,
+                               int                signum,
+                               GError           **error)
+{
+  g_return_val_if_fail (PROCWATCH_IS_PROCESS (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (self->state != PROCWATCH_PROCESS_STATE_RUNNING)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   "Cannot signal process %d: it has exited", (int) self->pid);
+      return FALSE;
+    }
+
+  if (!check_watched (self, "signal", error))
+    return FALSE;
+
+  return procwatch_watch_send_signal (self->watch, signum, error);
+}
+
+/**
+ * procwatch_process_wait_async:
+ * @self: a process
+ * @cancellable: (nullable): a cancellable
+ * @callback: (scope async): the function to call when the process has exited
+ * @user_data: data for @callback
+ *
+ * Waits until the process has exited. If it has already (its
+ * [property@Procwatch.Process:state] is not running), the wait completes
+ * at once, from the main loop. Unlike
+ * [method@Procwatch.ProcessMonitor.wait_async] it names no pid, so it also
+ * waits for a process whose pid is 0 or may have been reused, and it
+ * starts no watch: the process must be watched.
+ *
+ * The wait fails with `G_IO_ERROR_CANCELLED` (in the
+ * [error@Gio.IOErrorEnum] domain) when @cancellable is cancelled or when
+ * watching stops before the exit is seen (the process is unwatched or the
+ * monitor closed), and with `G_IO_ERROR_CLOSED` at once if the process was
+ * no longer watched when this was called. @callback is called from the
+ * thread-default main context of the caller, never from inside this call.
+ *
+ * Since: 1.2
+ */
+void
+procwatch_process_wait_async (ProcwatchProcess    *self,
+                              GCancellable        *cancellable,
+                              GAsyncReadyCallback  callback,
+                              gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_return_if_fail (PROCWATCH_IS_PROCESS (self));
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, procwatch_process_wait_async);
+  g_task_set_name (task, "[gio-procwatch] process wait");
+
+  if (g_task_return_error_if_cancelled (task))
+    return;
+
+  if (self->state != PROCWATCH_PROCESS_STATE_RUNNING)
+    g_task_return_pointer (task, g_object_ref (self), g_object_unref);
+  else if (!check_watched (self, "wait for", &error))
+    g_task_return_error (task, g_steal_pointer (&error));
+  else
+    procwatch_watch_add_wait (self->watch, task);
+}
+
+/**
+ * procwatch_process_wait_finish:
+ * @self: a process
+ * @result: the result passed to the callback
+ * @error: return location for an error
+ *
+ * Finishes a wait started with [method@Procwatch.Process.wait_async].
+ *
+ * Returns: true if the process has exited, false on error
+ *
+ * Since: 1.2
+ */
+gboolean
+procwatch_process_wait_finish (ProcwatchProcess  *self,
+                               GAsyncResult      *result,
+                               GError           **error)
+{
+  g_autoptr(ProcwatchProcess) process = NULL;
+
+  g_return_val_if_fail (PROCWATCH_IS_PROCESS (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) ==
+                        procwatch_process_wait_async, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  process = g_task_propagate_pointer (G_TASK (result), error);
+
+  return process != NULL;
 }

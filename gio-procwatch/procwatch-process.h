@@ -8,7 +8,7 @@
 # error "Only <gio-procwatch/procwatch.h> can be included directly."
 #endif
 
-#include <glib-object.h>
+#include <gio/gio.h>
 
 #include "procwatch-version.h"
 
@@ -52,5 +52,25 @@ PROCWATCH_AVAILABLE_IN_1_0
 gboolean              procwatch_process_get_if_signaled (ProcwatchProcess *self);
 PROCWATCH_AVAILABLE_IN_1_0
 int                   procwatch_process_get_term_sig    (ProcwatchProcess *self);
+PROCWATCH_AVAILABLE_IN_1_2
+guint64               procwatch_process_get_inode       (ProcwatchProcess *self);
+PROCWATCH_AVAILABLE_IN_1_2
+const char           *procwatch_process_get_name        (ProcwatchProcess *self);
+PROCWATCH_AVAILABLE_IN_1_2
+int                   procwatch_process_dup_pidfd       (ProcwatchProcess *self,
+                                                         GError          **error);
+PROCWATCH_AVAILABLE_IN_1_2
+gboolean              procwatch_process_send_signal     (ProcwatchProcess *self,
+                                                         int               signum,
+                                                         GError          **error);
+PROCWATCH_AVAILABLE_IN_1_2
+void                  procwatch_process_wait_async      (ProcwatchProcess    *self,
+                                                         GCancellable        *cancellable,
+                                                         GAsyncReadyCallback  callback,
+                                                         gpointer             user_data);
+PROCWATCH_AVAILABLE_IN_1_2
+gboolean              procwatch_process_wait_finish     (ProcwatchProcess    *self,
+                                                         GAsyncResult        *result,
+                                                         GError             **error);
 
 G_END_DECLS

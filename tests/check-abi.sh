@@ -39,6 +39,15 @@ procwatch_get_major_version
 procwatch_get_micro_version
 procwatch_get_minor_version
 procwatch_process_monitor_close
+procwatch_process_dup_pidfd
+procwatch_process_get_inode
+procwatch_process_get_name
+procwatch_process_monitor_lookup
+procwatch_process_monitor_unwatch_process
+procwatch_process_monitor_watch_pid_inode
+procwatch_process_send_signal
+procwatch_process_wait_async
+procwatch_process_wait_finish
 SYMBOLS
 
 "$nm" -D --defined-only "$library" | awk '{ print $NF }' | sort -u > "$work/exported"

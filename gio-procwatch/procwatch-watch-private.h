@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
+ *
+ * What the monitor keeps for one watched process: the backend's handle,
+ * the process object it hands out, and the waits on that process. The
+ * process object points back here for as long as it is watched, so that
+ * it can be waited on, signalled and unwatched by itself.
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "procwatch-backend-private.h"
+#include "procwatch-probe-scheduler-private.h"
+#include "procwatch-process.h"
+
+G_BEGIN_DECLS
+
+typedef struct _ProcwatchWatch ProcwatchWatch;
+
+struct _ProcwatchWatch
+{
+  ProcwatchHandle handle;
+  const ProcwatchBackend *backend;
+  ProcwatchProcess *process;
+
+  /* The monitor that watches it; not a reference. */
+  gpointer owner;
+
+  /* An earlier process with the same pid that has been reaped, but whose
+   * reap we have not handled yet. */
+  ProcwatchWatch *older;
+
+  /* For changes of state that raise no event. */
+  ProcwatchProbe probe;
+
+  /* Its place in the monitor's list model. */
+  GSequenceIter *item;
+
+  GQueue waits;   /* GTask */
+
+  gboolean watched;
+};
+
+ProcwatchWatch *procwatch_watch_new                (const ProcwatchBackend *backend,
+                                                    gpointer                owner,
+                                                    ProcwatchHandle        *handle);
+ProcwatchWatch *procwatch_watch_ref                (ProcwatchWatch         *watch);
+void            procwatch_watch_unref              (ProcwatchWatch         *watch);
+void            procwatch_watch_stopped            (ProcwatchWatch         *watch);
+
+void            procwatch_watch_add_wait           (ProcwatchWatch         *watch,
+                                                    GTask                  *task);
+gboolean        procwatch_watch_complete_waits     (ProcwatchWatch         *watch,
+                                                    gboolean               *alive);
+void            procwatch_watch_settle_waits_later (ProcwatchWatch         *watch,
+                                                    const char             *reason);
+
+int             procwatch_watch_dup_pidfd          (ProcwatchWatch         *watch,
+                                                    GError                **error);
+gboolean        procwatch_watch_send_signal        (ProcwatchWatch         *watch,
+                                                    int                     signum,
+                                                    GError                **error);
+
+G_END_DECLS
