@@ -635,6 +635,10 @@ procwatch_process_send_signal (ProcwatchProcess  *self,
  * no longer watched when this was called. @callback is called from the
  * thread-default main context of the caller, never from inside this call.
  *
+ * Unlike a wait on the monitor, this wait holds no reference to the
+ * monitor: when the last reference to the monitor goes, watching stops
+ * and the wait fails with `G_IO_ERROR_CANCELLED`.
+ *
  * Since: 1.2
  */
 void
