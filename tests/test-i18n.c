@@ -4,14 +4,20 @@
  * The library's GError messages come from its own text domain. Run with
  * locale-redirect preloaded, so that the library binds its domain to the
  * catalogues meson built in this tree (PROCWATCH_TEST_LOCALEDIR), and read
- * in German (po/de.po): through LANGUAGE, which glibc honours in any locale
- * but "C" (C.UTF-8 included) -- the reason every other test runs under
- * LC_ALL=C.
+ * in German (po/de.po) in a locale named de_DE.UTF-8.
+ *
+ * No German locale need be installed: the locale is C.UTF-8's data under
+ * that name, in a directory of the test's own (LOCPATH), and gettext takes
+ * the language from the name. LANGUAGE=de would not do: glibc 2.36
+ * (Debian 12) honours it in C.UTF-8, glibc 2.41 (Debian 13) ignores it
+ * there as in C.
  */
 
 #include <locale.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <glib/gstdio.h>
 
 #include <gio-procwatch/procwatch.h>
 
@@ -47,6 +53,29 @@ watch_gone_message (GPid *pid)
   return g_strdup (error->message);
 }
 
+/* A directory holding the locale de_DE.UTF-8, made of C.UTF-8, for
+ * LOCPATH; NULL if this system has no C.UTF-8 to make it of. */
+static char *
+make_german_locale (char **link)
+{
+  const char *const c_utf8_dirs[] = { "/usr/lib/locale/C.utf8", "/usr/lib/locale/C.UTF-8" };
+  g_autoptr(GError) error = NULL;
+  const char *c_utf8 = NULL;
+  char *dir;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (c_utf8_dirs) && c_utf8 == NULL; i++)
+    if (g_file_test (c_utf8_dirs[i], G_FILE_TEST_IS_DIR))
+      c_utf8 = c_utf8_dirs[i];
+  if (c_utf8 == NULL)
+    return NULL;
+
+  dir = g_dir_make_tmp ("procwatch-locale-XXXXXX", &error);
+  g_assert_no_error (error);
+  *link = g_build_filename (dir, "de_DE.UTF-8", NULL);
+  g_assert_no_errno (symlink (c_utf8, *link));
+  return dir;
+}
+
 static void
 test_c_locale_untranslated (void)
 {
@@ -54,15 +83,20 @@ test_c_locale_untranslated (void)
   g_autofree char *expected = NULL;
   GPid pid;
 
+  /* The tests' locale, with a LANGUAGE someone may have set. */
+  g_setenv ("LANGUAGE", "de", TRUE);
   g_assert_nonnull (setlocale (LC_ALL, "C"));
   message = watch_gone_message (&pid);
   expected = g_strdup_printf (NO_SUCH_PROCESS, (int) pid);
   g_assert_cmpstr (message, ==, expected);
+  g_unsetenv ("LANGUAGE");
 }
 
 static void
 test_translated (void)
 {
+  g_autofree char *locale_dir = NULL;
+  g_autofree char *locale_link = NULL;
   g_autofree char *message = NULL;
   g_autofree char *expected = NULL;
   const char *translation;
@@ -73,12 +107,15 @@ test_translated (void)
       g_test_skip ("needs the build tree's catalogues: run it with meson test");
       return;
     }
-  if (setlocale (LC_ALL, "C.UTF-8") == NULL)
+  locale_dir = make_german_locale (&locale_link);
+  if (locale_dir == NULL)
     {
-      g_test_skip ("no C.UTF-8 locale here");
+      g_test_skip ("no C.UTF-8 locale directory in /usr/lib/locale to name de_DE.UTF-8");
       return;
     }
 
+  g_setenv ("LOCPATH", locale_dir, TRUE);
+  g_assert_nonnull (setlocale (LC_ALL, "de_DE.UTF-8"));
   message = watch_gone_message (&pid);
 
   /* The library has bound its domain by now; this reads the same
@@ -89,16 +126,19 @@ test_translated (void)
   g_assert_cmpstr (message, ==, expected);
 
   setlocale (LC_ALL, "C");
+  g_unsetenv ("LOCPATH");
+  g_assert_no_errno (g_unlink (locale_link));
+  g_assert_no_errno (g_rmdir (locale_dir));
 }
 
 int
 main (int   argc,
       char *argv[])
 {
-  /* Set before the library reads them: the message checked is the poll
-   * backend's, and the language that of po/de.po. */
+  /* Before the library chooses: the message checked is the poll backend's. */
   g_setenv ("PROCWATCH_BACKEND", "poll", TRUE);
-  g_setenv ("LANGUAGE", "de", TRUE);
+  /* It would choose the language instead of the locale's name. */
+  g_unsetenv ("LANGUAGE");
 
   g_test_init (&argc, &argv, NULL);
 
