@@ -431,6 +431,7 @@ watch_target (Tool        *tool,
 
   /* waitpid -v says this for every PID:INODE it cannot open. */
   if (result != WATCH_OK && want_inode != 0 && tool->verbose)
+    /* %llu: xgettext cannot expand G_GUINT64_FORMAT inside a message. */
     tool_warn (_("pidfd inode %llu not found for PID %d"), (unsigned long long) want_inode,
                (int) pid);
 
@@ -753,6 +754,7 @@ check_count (guint64 count,
   if (count <= n_processes)
     return -1;
 
+  /* %llu: xgettext cannot expand G_GUINT64_FORMAT inside a message. */
   tool_warn (_("can't wait for %llu of %u PIDs"), (unsigned long long) count, n_processes);
   return TOOL_EXIT_FAILURE;
 }
