@@ -23,6 +23,7 @@
 #include <gio/gio.h>
 
 #include "procwatch-backend-private.h"
+#include "procwatch-i18n-private.h"
 #include "procwatch-proc-files-private.h"
 #include "procwatch-proc-handle-private.h"
 
@@ -38,7 +39,7 @@ poll_is_supported (GError **error)
   if (state != PROCWATCH_PROCESS_STATE_RUNNING)
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                           "/proc/self/stat cannot be read: is /proc mounted?");
+                           _("/proc/self/stat cannot be read: is /proc mounted?"));
       return FALSE;
     }
 

@@ -22,6 +22,7 @@
 #include <gio/gio.h>
 
 #include "procwatch-backend-private.h"
+#include "procwatch-i18n-private.h"
 #include "procwatch-proc-files-private.h"
 #include "procwatch-proc-handle-private.h"
 
@@ -58,7 +59,8 @@ procfs_is_supported (GError **error)
       int saved_errno = errno;
 
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "cannot open /proc/self: %s", g_strerror (saved_errno));
+                   /* Translators: %s is the system's error message. */
+                   _("cannot open /proc/self: %s"), g_strerror (saved_errno));
       return FALSE;
     }
 
@@ -71,8 +73,8 @@ procfs_is_supported (GError **error)
     {
       close (fd);
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                           "/proc directories of live processes poll readable: "
-                           "this kernel lacks pollable /proc directories");
+                           _("/proc directories of live processes poll readable: "
+                             "this kernel lacks pollable /proc directories"));
       return FALSE;
     }
 
@@ -91,7 +93,7 @@ procfs_is_supported (GError **error)
   if (ret < 0)
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                           "/proc directories cannot be added to epoll");
+                           _("/proc directories cannot be added to epoll"));
       return FALSE;
     }
 

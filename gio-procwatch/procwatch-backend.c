@@ -15,6 +15,7 @@
 #include <gio/gio.h>
 
 #include "procwatch-backend-private.h"
+#include "procwatch-i18n-private.h"
 #include "procwatch-proc-files-private.h"
 
 /* In the order they are tried: the first that works on this kernel wins. */
@@ -185,6 +186,10 @@ procwatch_set_error_from_errno (GError     **error,
 {
   g_set_error (error, G_IO_ERROR,
                saved_errno == ESRCH ? G_IO_ERROR_NOT_FOUND : g_io_error_from_errno (saved_errno),
-               "Cannot watch process %d: %s: %s",
+               /* Translators: %d is a process id; the first %s says what
+                * failed (a system call such as "pidfd_open", or a message
+                * such as "cannot open /proc/42"), the second is the
+                * system's error message. */
+               _("Cannot watch process %d: %s: %s"),
                (int) pid, what, g_strerror (saved_errno));
 }

@@ -11,6 +11,7 @@
 
 #include <gio/gio.h>
 
+#include "procwatch-i18n-private.h"
 #include "procwatch-proc-files-private.h"
 #include "procwatch-proc-handle-private.h"
 
@@ -35,7 +36,7 @@ open_task_dir (GPid     pid,
 
   if (!procwatch_proc_is_own_pid_ns (&own_proc))
     {
-      procwatch_set_error_from_errno (error, errno, pid, "cannot read /proc/self/status");
+      procwatch_set_error_from_errno (error, errno, pid, _("cannot read /proc/self/status"));
       return -1;
     }
 
@@ -44,7 +45,7 @@ open_task_dir (GPid     pid,
   if (!own_proc)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "Cannot watch process %d: /proc belongs to another pid namespace",
+                   _("Cannot watch process %d: /proc belongs to another pid namespace"),
                    (int) pid);
       return -1;
     }
@@ -64,7 +65,9 @@ open_task_dir (GPid     pid,
     {
       /* hidepid: the process is there, /proc will not show it to us. */
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
-                   "Cannot watch process %d: /proc hides it from this user (hidepid)",
+                   /* Translators: hidepid is the option of the proc file
+                    * system that hides other users' processes. */
+                   _("Cannot watch process %d: /proc hides it from this user (hidepid)"),
                    (int) pid);
       return -1;
     }
@@ -72,11 +75,12 @@ open_task_dir (GPid     pid,
   if (saved_errno == ENOENT || saved_errno == ESRCH)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                   "Cannot watch process %d: no such process", (int) pid);
+                   _("Cannot watch process %d: no such process"), (int) pid);
       return -1;
     }
 
-  what = g_strdup_printf ("cannot open %s", path);
+  /* Translators: %s is a path in /proc, such as /proc/42. */
+  what = g_strdup_printf (_("cannot open %s"), path);
   procwatch_set_error_from_errno (error, saved_errno, pid, what);
   return -1;
 }
@@ -134,7 +138,9 @@ procwatch_proc_handle_open_pidfd (const ProcwatchBackend  *backend,
         g_propagate_error (error, g_steal_pointer (&local_error));
       else
         g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                     "Cannot watch pidfd %d: its process is not visible in /proc here", pidfd);
+                     /* Translators: %d is a file descriptor number. */
+                     _("Cannot watch pidfd %d: its process is not visible in /proc here"),
+                     pidfd);
       return FALSE;
     }
 

@@ -9,6 +9,7 @@
 
 #include <gio/gio.h>
 
+#include "procwatch-i18n-private.h"
 #include "procwatch-source-private.h"
 
 /* Handles taken from the kernel per dispatch; more wait for the next
@@ -112,7 +113,8 @@ procwatch_source_new (gboolean                   pollable,
           int saved_errno = errno;
 
           g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                       "Cannot create an epoll instance: %s", g_strerror (saved_errno));
+                       /* Translators: %s is the system's error message. */
+                       _("Cannot create an epoll instance: %s"), g_strerror (saved_errno));
           return NULL;
         }
     }

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib/gi18n.h>
 #include <gio-procwatch/procwatch.h>
 
 #include "procwatch-options.h"
@@ -62,65 +63,69 @@ static const struct option waitpid_longopts[] = {
   { NULL, 0, NULL, 0 }
 };
 
-static const char usage_line[] =
-  "Usage: %s [OPTION…] PID[:INODE]…\n"
-  "       %s [OPTION…] -n PATTERN…\n"
-  "       %s [OPTION…] -- COMMAND [ARG…]\n";
+/* The rest of --help, each part its own message for translators: a
+ * paragraph, or a few options. */
+static const char *const procwatch_help[] = {
+  N_("\nWait for any processes to exit, like waitpid(1) and pidwait(1).\n"),
+  N_("\nOptions:\n"
+     "  -t, --timeout=SECONDS  give up after SECONDS (fractional) and exit 3\n"
+     "  -c, --count=N          return once N of the processes have exited\n"
+     "  -e, --exited           do not fail on a process that is already gone\n"
+     "      --reaped           also wait until each process has been reaped\n"),
+  N_("  -n, --name=PATTERN     also watch processes whose name matches PATTERN\n"
+     "  -f, --full             match PATTERN against the full command line\n"
+     "  -x, --exact            match PATTERN against the whole name only\n"
+     "  -i, --ignore-case      match PATTERN ignoring case\n"),
+  N_("      --json             print events as JSON Lines\n"
+     "  -q, --quiet            print no events, as waitpid(1)\n"
+     "  -v, --verbose          what waitpid -v prints: \"PID N finished\" and\n"
+     "                         \"Timeout expired\" on stdout, skips on stderr\n"
+     "      --debug            report the backend and each process watched\n"
+     "                         (as PID:INODE) on stderr\n"
+     "  -h, --help             print this help and exit\n"
+     "  -V, --version          print the version and exit\n"),
+  /* Translators: the event lines themselves are not translated (scripts
+   * read them): keep "exited", "reaped", "exit 0" and "killed by" as they
+   * are. */
+  N_("\nPrints one line per event:\n"
+     "\n"
+     "  PID EVENT NAME [STATUS]         e.g. \"4242 exited sleep exit 0\"\n"),
+  N_("\nEVENT is \"exited\" (the process terminated; it is a zombie) or, with --reaped,\n"
+     "also \"reaped\" (its parent collected it; the pid is free). NAME is the process\n"
+     "name when watching started, with spaces and unprintable bytes written as \\xHH.\n"
+     "STATUS (\"exit 3\", \"killed by SIGKILL (core dumped)\") is printed where the\n"
+     "kernel tells it: for a child at once, for others once reaped (Linux 6.15+).\n"),
+  N_("\nPATTERN is a POSIX extended regular expression matched against the process\n"
+     "name (comm), as pgrep(1) and pidwait(1) do; --name may be given many times.\n"),
+  N_("\nPID:INODE, as printed by --debug or lsfd, pins a process by its pidfs inode\n"
+     "(Linux 6.9+): if the pid now belongs to another process, it is refused.\n"),
+  N_("\nWith -- COMMAND, runs COMMAND and watches it; COMMAND's exit status becomes\n"
+     "procwatch's (128+N if killed by signal N). SIGTERM and SIGHUP sent to\n"
+     "procwatch are passed on to it. On timeout COMMAND gets SIGTERM and procwatch\n"
+     "exits 3 without waiting for it.\n"),
+  N_("\nRun as \"waitpid\" (a link), it is util-linux waitpid(1): its options only,\n"
+     "no event lines, its messages and exit statuses.\n"),
+  N_("\nExit status:\n"
+     "  0  every watched process exited (or N of them, with --count)\n"
+     "  1  failure: a process cannot be watched or does not exist, or bad usage\n"
+     "  2  the kernel lacks what is needed (pidfds; pidfs for PID:INODE)\n"
+     "  3  the timeout expired\n"
+     "  With -- COMMAND: COMMAND's status; 126 if it cannot be run, 127 if not found.\n"),
+  N_("\nSee procwatch(1) for the JSON keys and more.\n"),
+};
 
-static const char procwatch_help[] =
-  "\n"
-  "Wait for any processes to exit, like waitpid(1) and pidwait(1).\n"
-  "\n"
-  "Options:\n"
-  "  -t, --timeout=SECONDS  give up after SECONDS (fractional) and exit 3\n"
-  "  -c, --count=N          return once N of the processes have exited\n"
-  "  -e, --exited           do not fail on a process that is already gone\n"
-  "      --reaped           also wait until each process has been reaped\n"
-  "  -n, --name=PATTERN     also watch processes whose name matches PATTERN\n"
-  "  -f, --full             match PATTERN against the full command line\n"
-  "  -x, --exact            match PATTERN against the whole name only\n"
-  "  -i, --ignore-case      match PATTERN ignoring case\n"
-  "      --json             print events as JSON Lines\n"
-  "  -q, --quiet            print no events, as waitpid(1)\n"
-  "  -v, --verbose          what waitpid -v prints: \"PID N finished\" and\n"
-  "                         \"Timeout expired\" on stdout, skips on stderr\n"
-  "      --debug            report the backend and each process watched\n"
-  "                         (as PID:INODE) on stderr\n"
-  "  -h, --help             print this help and exit\n"
-  "  -V, --version          print the version and exit\n"
-  "\n"
-  "Prints one line per event:\n"
-  "\n"
-  "  PID EVENT NAME [STATUS]         e.g. \"4242 exited sleep exit 0\"\n"
-  "\n"
-  "EVENT is \"exited\" (the process terminated; it is a zombie) or, with --reaped,\n"
-  "also \"reaped\" (its parent collected it; the pid is free). NAME is the process\n"
-  "name when watching started, with spaces and unprintable bytes written as \\xHH.\n"
-  "STATUS (\"exit 3\", \"killed by SIGKILL (core dumped)\") is printed where the\n"
-  "kernel tells it: for a child at once, for others once reaped (Linux 6.15+).\n"
-  "\n"
-  "PATTERN is a POSIX extended regular expression matched against the process\n"
-  "name (comm), as pgrep(1) and pidwait(1) do; --name may be given many times.\n"
-  "\n"
-  "PID:INODE, as printed by --debug or lsfd, pins a process by its pidfs inode\n"
-  "(Linux 6.9+): if the pid now belongs to another process, it is refused.\n"
-  "\n"
-  "With -- COMMAND, runs COMMAND and watches it; COMMAND's exit status becomes\n"
-  "procwatch's (128+N if killed by signal N). SIGTERM and SIGHUP sent to\n"
-  "procwatch are passed on to it. On timeout COMMAND gets SIGTERM and procwatch\n"
-  "exits 3 without waiting for it.\n"
-  "\n"
-  "Run as \"waitpid\" (a link), it is util-linux waitpid(1): its options only,\n"
-  "no event lines, its messages and exit statuses.\n"
-  "\n"
-  "Exit status:\n"
-  "  0  every watched process exited (or N of them, with --count)\n"
-  "  1  failure: a process cannot be watched or does not exist, or bad usage\n"
-  "  2  the kernel lacks what is needed (pidfds; pidfs for PID:INODE)\n"
-  "  3  the timeout expired\n"
-  "  With -- COMMAND: COMMAND's status; 126 if it cannot be run, 127 if not found.\n"
-  "\n"
-  "See procwatch(1) for the JSON keys and more.\n";
+static void
+print_usage (FILE *out)
+{
+  const char *name = tool_program_name;
+
+  /* Translators: %s is the program's name, "procwatch" (or a link's). The
+   * words in capitals are the names of arguments: translate them as
+   * --help and procwatch(1) do. */
+  fprintf (out, _("Usage: %s [OPTION…] PID[:INODE]…\n"
+                  "       %s [OPTION…] -n PATTERN…\n"
+                  "       %s [OPTION…] -- COMMAND [ARG…]\n"), name, name, name);
+}
 
 void
 tool_warn (const char *format,
@@ -140,7 +145,7 @@ tool_warn (const char *format,
 static int
 try_help (void)
 {
-  fprintf (stderr, "Try '%s --help' for more information.\n", tool_program_name);
+  fprintf (stderr, _("Try '%s --help' for more information.\n"), tool_program_name);
   return TOOL_EXIT_FAILURE;
 }
 
@@ -149,7 +154,7 @@ int
 tool_usage_error (const char *message)
 {
   tool_warn ("%s", message);
-  fprintf (stderr, usage_line, tool_program_name, tool_program_name, tool_program_name);
+  print_usage (stderr);
   return try_help ();
 }
 
@@ -160,29 +165,34 @@ print_help (gboolean waitpid_mode)
 
   if (waitpid_mode)
     {
-      /* Word for word waitpid(1)'s, whose scripts may read it. */
-      printf ("\nUsage:\n %s [options] PID[:inode]...\n", name);
-      fputs ("\nOptions:\n"
-             " -v, --verbose           be more verbose\n"
-             " -t, --timeout=<timeout> wait at most timeout seconds\n"
-             " -e, --exited            allow exited PIDs\n"
-             " -c, --count=<count>     number of process exits to wait for\n"
-             "\n", stdout);
-      printf ("%-25s%s\n%-25s%s\n", " -h, --help", "display this help",
-              " -V, --version", "display version");
-      printf ("\nFor more details see %s.\n", "waitpid(1)");
+      /* Word for word waitpid(1)'s, whose scripts may read it, and as
+       * util-linux cuts it into messages. */
+      fputs (_("\nUsage:\n"), stdout);
+      printf (_(" %s [options] PID[:inode]...\n"), name);
+      fputs (_("\nOptions:\n"), stdout);
+      fputs (_(" -v, --verbose           be more verbose\n"), stdout);
+      fputs (_(" -t, --timeout=<timeout> wait at most timeout seconds\n"), stdout);
+      fputs (_(" -e, --exited            allow exited PIDs\n"), stdout);
+      fputs (_(" -c, --count=<count>     number of process exits to wait for\n"), stdout);
+      fputs ("\n", stdout);
+      printf ("%-25s%s\n%-25s%s\n", " -h, --help", _("display this help"),
+              " -V, --version", _("display version"));
+      printf (_("\nFor more details see %s.\n"), "waitpid(1)");
       return;
     }
 
-  printf (usage_line, name, name, name);
-  fputs (procwatch_help, stdout);
+  print_usage (stdout);
+  for (gsize i = 0; i < G_N_ELEMENTS (procwatch_help); i++)
+    fputs (_(procwatch_help[i]), stdout);
 }
 
 static void
 print_version (gboolean waitpid_mode)
 {
   if (waitpid_mode)
-    printf ("%s from gio-procwatch %s\n", tool_program_name, PROCWATCH_VERSION_S);
+    /* Translators: util-linux's "%s from %s" ("waitpid from util-linux
+     * 2.41"); the first %s is the program's name, the second a version. */
+    printf (_("%s from gio-procwatch %s\n"), tool_program_name, PROCWATCH_VERSION_S);
   else
     printf ("procwatch (gio-procwatch) %s\n", PROCWATCH_VERSION_S);
 }
@@ -217,7 +227,7 @@ parse_timeout (const char *text,
   if (errno == 0 && (!isfinite ((double) seconds) || seconds < 0))
     errno = EINVAL;
   if (errno != 0)
-    return number_error ("invalid timeout", text, errno);
+    return number_error (_("invalid timeout"), text, errno);
 
   /* Rounded up, so that a small timeout is never none; 0 means none. */
   *milliseconds = (guint) MIN (ceill (seconds * 1000.0L), (long double) G_MAXUINT);
@@ -239,7 +249,7 @@ parse_count (const char *text,
   if (errno == 0 && value < 1)
     errno = ERANGE;
   if (errno != 0)
-    return number_error ("invalid count", text, errno);
+    return number_error (_("invalid count"), text, errno);
 
   *count = (guint64) value;
   return -1;
@@ -262,7 +272,8 @@ check_exclusive (int  c,
     *first = c;
   else if (*first != c)
     {
-      tool_warn ("options --%s and --%s cannot be combined", long_name (*first), long_name (c));
+      /* Translators: %s are the names of two options, such as "count". */
+      tool_warn (_("options --%s and --%s cannot be combined"), long_name (*first), long_name (c));
       return TOOL_EXIT_FAILURE;
     }
   return -1;
@@ -389,17 +400,17 @@ check_procwatch_options (ToolOptions *options)
   gboolean have_processes = options->pid_args->len > 0 || options->patterns->len > 0;
 
   if (options->quiet && options->json)
-    return tool_usage_error ("--quiet and --json cannot be combined");
+    return tool_usage_error (_("--quiet and --json cannot be combined"));
 
   if (options->command_argv != NULL)
     {
       if (options->command_argv[0] == NULL)
-        return tool_usage_error ("no COMMAND after '--'");
+        return tool_usage_error (_("no COMMAND after '--'"));
       if (have_processes)
-        return tool_usage_error ("PIDs and --name cannot be combined with a COMMAND");
+        return tool_usage_error (_("PIDs and --name cannot be combined with a COMMAND"));
     }
   else if (!have_processes)
-    return tool_usage_error ("no process given");
+    return tool_usage_error (_("no process given"));
 
   return -1;
 }
@@ -430,7 +441,7 @@ tool_parse_options (int          argc,
       options->quiet = TRUE;
       if (options->pid_args->len == 0)
         {
-          tool_warn ("no PIDs specified");
+          tool_warn (_("no PIDs specified"));
           return TOOL_EXIT_FAILURE;
         }
     }

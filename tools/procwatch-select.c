@@ -15,6 +15,8 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include <glib/gi18n.h>
+
 #include "procwatch-linux-private.h"
 #include "procwatch-select.h"
 
@@ -186,7 +188,9 @@ compile_patterns (const char * const  *patterns,
 
           regerror (ret, &regex, message, sizeof message);
           g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                       "invalid pattern '%s': %s", patterns[i], message);
+                       /* Translators: the first %s is a regular expression, the
+                        * second what regerror(3) says is wrong with it. */
+                       _("invalid pattern '%s': %s"), patterns[i], message);
           free_regexes (regexes);
           return NULL;
         }

@@ -20,6 +20,7 @@
 
 #include <gio/gio.h>
 #include <glib-unix.h>
+#include <glib/gi18n.h>
 #include <gio-procwatch/procwatch.h>
 
 #include "procwatch-options.h"
@@ -149,7 +150,7 @@ on_event (Tool             *tool,
     {
       if (tool->finished >= tool->needed)
         break;
-      verbose_line (tool, "PID %d finished", (int) target->pid);
+      verbose_line (tool, _("PID %d finished"), (int) target->pid);
       tool->finished++;
     }
 
@@ -178,7 +179,7 @@ on_timeout (gpointer user_data)
 {
   Tool *tool = user_data;
 
-  verbose_line (tool, "Timeout expired");
+  verbose_line (tool, _("Timeout expired"));
 
   /* Like timeout(1), a command that outlives the time is asked to stop;
    * procwatch does not wait for it. */
@@ -430,7 +431,9 @@ watch_target (Tool        *tool,
 
   /* waitpid -v says this for every PID:INODE it cannot open. */
   if (result != WATCH_OK && want_inode != 0 && tool->verbose)
-    tool_warn ("pidfd inode %" G_GUINT64_FORMAT " not found for PID %d", want_inode, (int) pid);
+    /* %llu: xgettext cannot expand G_GUINT64_FORMAT inside a message. */
+    tool_warn (_("pidfd inode %llu not found for PID %d"), (unsigned long long) want_inode,
+               (int) pid);
 
   return result;
 }
@@ -454,7 +457,7 @@ ensure_fd_limit (Tool  *tool,
 
   limit.rlim_cur = limit.rlim_max;
   if (setrlimit (RLIMIT_NOFILE, &limit) != 0)
-    tool_warn ("cannot raise the open file limit: %s", g_strerror (errno));
+    tool_warn (_("cannot raise the open file limit: %s"), g_strerror (errno));
 }
 
 /* The command is our child and nobody else reaps it: its status is known
@@ -539,7 +542,8 @@ run_command (Tool   *tool,
                       G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_CHILD_INHERITS_STDIN,
                       NULL, NULL, &pid, &error))
     {
-      tool_warn ("cannot run '%s': %s", command_argv[0], error->message);
+      /* Translators: the first %s is a command, the second why it cannot run. */
+      tool_warn (_("cannot run '%s': %s"), command_argv[0], error->message);
       return g_error_matches (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT) ? 127 : 126;
     }
 
@@ -552,7 +556,7 @@ run_command (Tool   *tool,
     case WATCH_OK:
       break;
     default:
-      tool_warn ("could not open PID %d: %s", (int) pid, error->message);
+      tool_warn (_("could not open PID %d: %s"), (int) pid, error->message);
       kill (pid, SIGTERM);
       return g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED) ? TOOL_EXIT_UNSUPPORTED
                                                                            : TOOL_EXIT_FAILURE;
@@ -581,7 +585,7 @@ collect_pid_args (GPtrArray *pid_args,
 
       if (!tool_parse_pid_arg (text, &pid, &inode))
         {
-          tool_warn ("failed to parse PID argument '%s': %s", text, g_strerror (errno));
+          tool_warn (_("failed to parse PID argument '%s': %s"), text, g_strerror (errno));
           return TOOL_EXIT_FAILURE;
         }
 
@@ -616,11 +620,11 @@ report_no_match (Tool           *tool,
     return;
 
   if (!tool->allow_exited)
-    tool_warn ("no process matches '%s'", pattern);
+    tool_warn (_("no process matches '%s'"), pattern);
 
   if (!(match_flags & TOOL_MATCH_FULL) && is_long_match (pattern))
-    tool_warn ("pattern that searches for process name longer than 15 characters will result "
-          "in zero matches\nTry `%s -f' option to match against the complete command line.",
+    tool_warn (_("pattern that searches for process name longer than 15 characters will result "
+            "in zero matches\nTry `%s -f' option to match against the complete command line."),
           tool_program_name);
 }
 
@@ -682,7 +686,7 @@ watch_failed (Tool         *tool,
               const GError *error,
               int           exit_code)
 {
-  tool_warn ("could not open PID %d: %s", (int) pid, error->message);
+  tool_warn (_("could not open PID %d: %s"), (int) pid, error->message);
   if (!tool->allow_exited || tool->waitpid_mode)
     return exit_code;
   return -1;
@@ -717,10 +721,10 @@ watch_all (Tool     *tool,
           if (tool->allow_exited || named)
             {
               if (tool->verbose)
-                tool_warn ("PID %d has exited, skipping", (int) pid);
+                tool_warn (_("PID %d has exited, skipping"), (int) pid);
               break;
             }
-          tool_warn ("could not open PID %d: %s", (int) pid, error->message);
+          tool_warn (_("could not open PID %d: %s"), (int) pid, error->message);
           return TOOL_EXIT_FAILURE;
 
         case WATCH_UNSUPPORTED:
@@ -750,7 +754,8 @@ check_count (guint64 count,
   if (count <= n_processes)
     return -1;
 
-  tool_warn ("can't wait for %" G_GUINT64_FORMAT " of %u PIDs", count, n_processes);
+  /* %llu: xgettext cannot expand G_GUINT64_FORMAT inside a message. */
+  tool_warn (_("can't wait for %llu of %u PIDs"), (unsigned long long) count, n_processes);
   return TOOL_EXIT_FAILURE;
 }
 
@@ -829,7 +834,7 @@ run (Tool        *tool,
 
   if (g_strcmp0 (procwatch_process_monitor_get_backend (monitor), "none") == 0)
     {
-      tool_warn ("this system offers no way to watch processes (no pidfd_open, no /proc)");
+      tool_warn (_("this system offers no way to watch processes (no pidfd_open, no /proc)"));
       return TOOL_EXIT_UNSUPPORTED;
     }
 
@@ -860,6 +865,11 @@ main (int   argc,
   int exit_code;
 
   setlocale (LC_ALL, "");
+  /* The library's domain, which holds the tool's messages too; UTF-8 as
+   * the library's GError messages that the tool prints are. */
+  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
 
   exit_code = tool_parse_options (argc, argv, &options);
   if (exit_code >= 0)
