@@ -20,6 +20,7 @@
 
 #include <gio/gio.h>
 
+#include "procwatch-i18n-private.h"
 #include "procwatch-backend-private.h"
 #include "procwatch-linux-private.h"
 #include "procwatch-proc-files-private.h"
@@ -79,7 +80,7 @@ pidfd_is_supported (GError **error)
       int saved_errno = errno;
 
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "pidfd_open() fails: %s", g_strerror (saved_errno));
+                   _("pidfd_open() fails: %s"), g_strerror (saved_errno));
       return FALSE;
     }
 
@@ -154,7 +155,8 @@ procwatch_pidfd_dup (int      pidfd,
   if (pidfd < 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "Cannot watch pidfd %d: not a file descriptor", pidfd);
+                   /* Translators: %d is a file descriptor number. */
+                   _("Cannot watch pidfd %d: not a file descriptor"), pidfd);
       return -1;
     }
 
@@ -164,10 +166,11 @@ procwatch_pidfd_dup (int      pidfd,
       saved_errno = errno;
       if (saved_errno == EBADF)
         g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                     "Cannot watch pidfd %d: the file descriptor is not open", pidfd);
+                     _("Cannot watch pidfd %d: the file descriptor is not open"), pidfd);
       else
         g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                     "Cannot watch pidfd %d: %s", pidfd, g_strerror (saved_errno));
+                     /* Translators: %d is a file descriptor number, %s says why. */
+                     _("Cannot watch pidfd %d: %s"), pidfd, g_strerror (saved_errno));
       return -1;
     }
 
@@ -175,7 +178,7 @@ procwatch_pidfd_dup (int      pidfd,
     {
       close (fd);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "Cannot watch pidfd %d: the file descriptor is not a pidfd", pidfd);
+                   _("Cannot watch pidfd %d: the file descriptor is not a pidfd"), pidfd);
       return -1;
     }
 
@@ -329,8 +332,8 @@ open_task_pidfd (GPid     pid,
       if (errno == EINVAL && procwatch_proc_read_tgid (pid, &tgid) && tgid != pid)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                       "Cannot watch thread %d of process %d: watching a thread "
-                       "needs Linux 6.9 (PIDFD_THREAD)", (int) pid, (int) tgid);
+                       _("Cannot watch thread %d of process %d: watching a thread "
+                         "needs Linux 6.9 (PIDFD_THREAD)"), (int) pid, (int) tgid);
           return -1;
         }
 
@@ -340,7 +343,7 @@ open_task_pidfd (GPid     pid,
 
   if (saved_errno == ESRCH)
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                 "Cannot watch process %d: no such process", (int) pid);
+                 _("Cannot watch process %d: no such process"), (int) pid);
   else
     procwatch_set_error_from_errno (error, saved_errno, pid, "pidfd_open");
 

@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include "procwatch-i18n-private.h"
 #include "procwatch-backend-private.h"
 #include "procwatch-probe-scheduler-private.h"
 #include "procwatch-process-monitor.h"
@@ -326,7 +327,7 @@ advance_watch (ProcwatchProcessMonitor *self,
       read_status (self, watch, PROCWATCH_PROCESS_STATE_REAPED);
 
       /* The watch goes first, so that handlers see the pid as free. */
-      drop_watch (self, watch, "the process was reaped");
+      drop_watch (self, watch, N_("the process was reaped"));
 
       if (!is_alive (alive) ||
           !set_state (process, alive, PROCWATCH_PROCESS_STATE_REAPED) ||
@@ -447,8 +448,8 @@ check_open (ProcwatchProcessMonitor  *self,
     return TRUE;
 
   g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CLOSED,
-                       self->closed ? "The process monitor is closed"
-                                    : "The process monitor belongs to the parent of this forked process");
+                       self->closed ? _("The process monitor is closed")
+                                    : _("The process monitor belongs to the parent of this forked process"));
   return FALSE;
 }
 
@@ -462,7 +463,7 @@ ensure_source (ProcwatchProcessMonitor  *self,
   if (self->backend == NULL)
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                           "This system offers no way to watch processes (no pidfd, no /proc)");
+                           _("This system offers no way to watch processes (no pidfd, no /proc)"));
       return FALSE;
     }
 
@@ -529,7 +530,7 @@ open_pid (ProcwatchProcessMonitor  *self,
   if (pid <= 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "Cannot watch process %d: a process id must be positive", (int) pid);
+                   _("Cannot watch process %d: a process id must be positive"), (int) pid);
       return FALSE;
     }
 
@@ -623,7 +624,7 @@ procwatch_process_monitor_dispose (GObject *object)
       procwatch_source_lock_owner (source);
     }
 
-  shut_down (self, "the monitor was disposed");
+  shut_down (self, N_("the monitor was disposed"));
 
   if (source != NULL)
     procwatch_source_unlock_owner (source);
@@ -933,7 +934,7 @@ procwatch_process_monitor_unwatch (ProcwatchProcessMonitor *self,
   /* Also any earlier process with this pid whose reap is still pending. */
   while ((watch = g_hash_table_lookup (self->watches, GINT_TO_POINTER (pid))) != NULL)
     {
-      drop_watch (self, watch, "the process was unwatched");
+      drop_watch (self, watch, N_("the process was unwatched"));
       was_watched = TRUE;
     }
 
@@ -968,7 +969,7 @@ procwatch_process_monitor_unwatch_process (ProcwatchProcessMonitor *self,
   if (watch == NULL || watch->owner != self || !is_open (self))
     return FALSE;
 
-  drop_watch (self, watch, "the process was unwatched");
+  drop_watch (self, watch, N_("the process was unwatched"));
   return TRUE;
 }
 
@@ -1043,7 +1044,7 @@ procwatch_process_monitor_watch_pid_inode (ProcwatchProcessMonitor  *self,
   if (inode == 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "Cannot watch process %d: inode 0 names no process", (int) pid);
+                   _("Cannot watch process %d: inode 0 names no process"), (int) pid);
       return NULL;
     }
 
@@ -1054,7 +1055,8 @@ procwatch_process_monitor_watch_pid_inode (ProcwatchProcessMonitor  *self,
     {
       procwatch_handle_close (&handle);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "Cannot watch process %d by inode: the %s backend knows no pidfs inodes here",
+                   /* Translators: %s is the name of a backend: pidfd, procfs or poll. */
+                   _("Cannot watch process %d by inode: the %s backend knows no pidfs inodes here"),
                    (int) pid, self->backend->name);
       return NULL;
     }
@@ -1063,9 +1065,9 @@ procwatch_process_monitor_watch_pid_inode (ProcwatchProcessMonitor  *self,
     {
       procwatch_handle_close (&handle);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                   "Cannot watch process %d with inode %" G_GUINT64_FORMAT
-                   ": the pid belongs to another process (inode %" G_GUINT64_FORMAT ")",
-                   (int) pid, inode, handle.inode);
+                   /* Translators: an inode number names one process for the whole boot. */
+                   _("Cannot watch process %d with inode %llu: the pid belongs to another process (inode %llu)"),
+                   (int) pid, (unsigned long long) inode, (unsigned long long) handle.inode);
       return NULL;
     }
 
@@ -1100,7 +1102,7 @@ procwatch_process_monitor_close (ProcwatchProcessMonitor *self)
 
   g_return_if_fail (PROCWATCH_IS_PROCESS_MONITOR (self));
 
-  n_items = shut_down (self, "the monitor was closed");
+  n_items = shut_down (self, N_("the monitor was closed"));
 
   /* Not in a forked copy: the parent's observers were copied with it. */
   if (n_items > 0 && !is_forked_copy (self))

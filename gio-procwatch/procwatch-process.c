@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 
 #include "procwatch-enums.h"
+#include "procwatch-i18n-private.h"
 #include "procwatch-process-private.h"
 #include "procwatch-watch-private.h"
 
@@ -516,14 +517,13 @@ procwatch_process_get_name (ProcwatchProcess *self)
 
 static gboolean
 check_watched (ProcwatchProcess  *self,
-               const char        *what,
                GError           **error)
 {
   if (self->watch != NULL)
     return TRUE;
 
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_CLOSED,
-               "Cannot %s process %d: it is no longer watched", what, (int) self->pid);
+               _("Process %d is no longer watched"), (int) self->pid);
   return FALSE;
 }
 
@@ -555,7 +555,7 @@ procwatch_process_dup_pidfd (ProcwatchProcess  *self,
   g_return_val_if_fail (PROCWATCH_IS_PROCESS (self), -1);
   g_return_val_if_fail (error == NULL || *error == NULL, -1);
 
-  if (!check_watched (self, "get a pidfd of", error))
+  if (!check_watched (self, error))
     return -1;
 
   return procwatch_watch_dup_pidfd (self->watch, error);
@@ -604,11 +604,11 @@ procwatch_process_send_signal (ProcwatchProcess  *self,
   if (self->state != PROCWATCH_PROCESS_STATE_RUNNING)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                   "Cannot signal process %d: it has exited", (int) self->pid);
+                   _("Cannot signal process %d: it has exited"), (int) self->pid);
       return FALSE;
     }
 
-  if (!check_watched (self, "signal", error))
+  if (!check_watched (self, error))
     return FALSE;
 
   return procwatch_watch_send_signal (self->watch, signum, error);
@@ -662,7 +662,7 @@ procwatch_process_wait_async (ProcwatchProcess    *self,
 
   if (self->state != PROCWATCH_PROCESS_STATE_RUNNING)
     g_task_return_pointer (task, g_object_ref (self), g_object_unref);
-  else if (!check_watched (self, "wait for", &error))
+  else if (!check_watched (self, &error))
     g_task_return_error (task, g_steal_pointer (&error));
   else
     procwatch_watch_add_wait (self->watch, task);

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "procwatch-i18n-private.h"
 #include "procwatch-process-private.h"
 #include "procwatch-watch-private.h"
 #include "procwatch-linux-private.h"
@@ -160,8 +161,9 @@ settle_wait (gpointer user_data)
     g_task_return_pointer (task, g_object_ref (data->watch->process), g_object_unref);
   else
     g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED,
-                             "Stopped waiting for process %d: %s",
-                             (int) data->watch->handle.pid, data->stopped_reason);
+                             /* Translators: %s says why, such as "the monitor was closed". */
+                             _("Stopped waiting for process %d: %s"),
+                             (int) data->watch->handle.pid, _(data->stopped_reason));
 
   return G_SOURCE_REMOVE;
 }
@@ -201,7 +203,8 @@ procwatch_watch_dup_pidfd (ProcwatchWatch  *watch,
   if (pidfd < 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "Process %d has no pidfd: the %s backend watches it through /proc",
+                   /* Translators: %s is the name of a backend: procfs or poll. */
+                   _("Process %d has no pidfd: the %s backend watches it through /proc"),
                    (int) watch->handle.pid, watch->backend->name);
       return -1;
     }
@@ -212,7 +215,7 @@ procwatch_watch_dup_pidfd (ProcwatchWatch  *watch,
 
   saved_errno = errno;
   g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-               "Cannot duplicate the pidfd of process %d: %s",
+               _("Cannot duplicate the pidfd of process %d: %s"),
                (int) watch->handle.pid, g_strerror (saved_errno));
   return -1;
 }
@@ -230,7 +233,7 @@ set_exited_error (ProcwatchWatch  *watch,
                   GError         **error)
 {
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-               "Cannot signal process %d: it has exited", (int) watch->handle.pid);
+               _("Cannot signal process %d: it has exited"), (int) watch->handle.pid);
   return FALSE;
 }
 
@@ -273,7 +276,7 @@ procwatch_watch_send_signal (ProcwatchWatch  *watch,
     return set_exited_error (watch, error);
 
   g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-               "Cannot send signal %d to process %d: %s",
+               _("Cannot send signal %d to process %d: %s"),
                signum, (int) watch->handle.pid, g_strerror (saved_errno));
   return FALSE;
 }
