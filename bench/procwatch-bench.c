@@ -844,11 +844,11 @@ typedef struct
   int ack_fd;
 } Worker;
 
-static void
-worker_start (Worker     *worker,
-              const char *peer,
-              const GPid *pids,
-              guint       n)
+/* Forks a worker: returns TRUE in the worker, with its ends of the pipes. */
+static gboolean
+worker_fork (Worker *worker,
+             int    *command_fd,
+             int    *ack_fd)
 {
   int command[2];
   int ack[2];
@@ -863,13 +863,28 @@ worker_start (Worker     *worker,
     {
       close (command[1]);
       close (ack[0]);
-      iter_worker (peer, pids, n, command[0], ack[1]);
+      *command_fd = command[0];
+      *ack_fd = ack[1];
+      return TRUE;
     }
 
   close (command[0]);
   close (ack[1]);
   worker->command_fd = command[1];
   worker->ack_fd = ack[0];
+  return FALSE;
+}
+
+static void
+worker_start (Worker     *worker,
+              const char *peer,
+              const GPid *pids,
+              guint       n)
+{
+  int command_fd, ack_fd;
+
+  if (worker_fork (worker, &command_fd, &ack_fd))
+    iter_worker (peer, pids, n, command_fd, ack_fd);
 }
 
 static gboolean
@@ -1957,26 +1972,10 @@ list_worker_start (Worker   *worker,
                    guint     n,
                    gboolean  is_monitor)
 {
-  int command[2];
-  int ack[2];
+  int command_fd, ack_fd;
 
-  g_assert (pipe2 (command, O_CLOEXEC) == 0);
-  g_assert (pipe2 (ack, O_CLOEXEC) == 0);
-
-  fflush (stdout);
-  worker->pid = fork ();
-  g_assert (worker->pid >= 0);
-  if (worker->pid == 0)
-    {
-      close (command[1]);
-      close (ack[0]);
-      list_worker (n, is_monitor, command[0], ack[1]);
-    }
-
-  close (command[0]);
-  close (ack[1]);
-  worker->command_fd = command[1];
-  worker->ack_fd = ack[0];
+  if (worker_fork (worker, &command_fd, &ack_fd))
+    list_worker (n, is_monitor, command_fd, ack_fd);
 }
 
 static int
