@@ -8,6 +8,7 @@
 
 #include "procwatch-i18n-private.h"
 #include "procwatch-backend-private.h"
+#include "procwatch-item-list-private.h"
 #include "procwatch-probe-scheduler-private.h"
 #include "procwatch-process-monitor.h"
 #include "procwatch-process-private.h"
@@ -66,7 +67,8 @@
  * [signal@Gio.ListModel::items-changed] is emitted synchronously, also
  * from inside the calls that change the list (watching, unwatching,
  * closing); not when the monitor is disposed. The monitor's own cost per
- * change is O(log n) in the number of watched processes.
+ * change is O(log n) in the number of watched processes (for a new watch,
+ * amortized: now and then the list is compacted).
  *
  * A pending [method@Procwatch.ProcessMonitor.wait_async] holds a reference
  * to the monitor, as pending operations of GIO objects do: dropping yours
@@ -94,9 +96,8 @@ struct _ProcwatchProcessMonitor
   GHashTable *watches;
 
   /* The list model: every watched process in the order it was first
-   * watched. A balanced tree, so that finding the position of a watch that
-   * leaves costs O(log n). */
-  GSequence *items;
+   * watched; finding the position of a watch that leaves costs O(log n). */
+  ProcwatchItemList *items;
 
   /* With the source: both exist once something has been watched. */
   ProcwatchProbeScheduler *probes;
@@ -227,10 +228,7 @@ static guint
 unlist_watch (ProcwatchProcessMonitor *self,
               ProcwatchWatch          *watch)
 {
-  guint position = g_sequence_iter_get_position (watch->item);
-
-  g_sequence_remove (g_steal_pointer (&watch->item));
-  return position;
+  return procwatch_item_list_remove (self->items, watch->slot);
 }
 
 /* Stops watching @watch and tells the list model's observers, who may do
@@ -492,6 +490,7 @@ add_watch (ProcwatchProcessMonitor *self,
   gpointer key = GINT_TO_POINTER (handle->pid);
   ProcwatchWatch *head = g_hash_table_lookup (self->watches, key);
   ProcwatchWatch *watch;
+  guint position;
 
   for (watch = head; watch != NULL; watch = watch->older)
     {
@@ -504,7 +503,7 @@ add_watch (ProcwatchProcessMonitor *self,
 
   watch = procwatch_watch_new (backend, self, handle);
   watch->older = head;
-  watch->item = g_sequence_append (self->items, watch);
+  position = procwatch_item_list_append (self->items, watch, &watch->slot);
   g_hash_table_insert (self->watches, key, watch);
 
   /* Where epoll refuses the handle (out of memory, max_user_watches), the
@@ -516,7 +515,7 @@ add_watch (ProcwatchProcessMonitor *self,
       backend->needs_probe (backend, PROCWATCH_PROCESS_STATE_RUNNING))
     procwatch_probe_schedule (self->probes, &watch->probe, TRUE);
 
-  g_list_model_items_changed (G_LIST_MODEL (self), g_sequence_get_length (self->items) - 1, 0, 1);
+  g_list_model_items_changed (G_LIST_MODEL (self), position, 0, 1);
 
   return watch;
 }
@@ -582,7 +581,6 @@ shut_down (ProcwatchProcessMonitor *self,
         {
           ProcwatchWatch *older = g_steal_pointer (&watch->older);
 
-          watch->item = NULL;
           stop_watch (self, watch, reason);
           watch = older;
         }
@@ -601,9 +599,8 @@ shut_down (ProcwatchProcessMonitor *self,
   /* Nothing reads the epoll set any more: their registrations are moot. */
   g_ptr_array_set_size (self->lingering, 0);
 
-  n_items = g_sequence_get_length (self->items);
-  g_sequence_remove_range (g_sequence_get_begin_iter (self->items),
-                           g_sequence_get_end_iter (self->items));
+  n_items = procwatch_item_list_get_length (self->items);
+  procwatch_item_list_clear (self->items);
   return n_items;
 }
 
@@ -638,7 +635,7 @@ procwatch_process_monitor_finalize (GObject *object)
   ProcwatchProcessMonitor *self = PROCWATCH_PROCESS_MONITOR (object);
 
   g_hash_table_unref (self->watches);
-  g_sequence_free (self->items);
+  procwatch_item_list_free (self->items);
   g_ptr_array_unref (self->lingering);
   g_main_context_unref (self->context);
   g_rc_box_release (self->alive);
@@ -756,7 +753,7 @@ procwatch_process_monitor_init (ProcwatchProcessMonitor *self)
   self->backend = procwatch_backend_get_default ();
   self->context = g_main_context_ref_thread_default ();
   self->watches = g_hash_table_new (NULL, NULL);
-  self->items = g_sequence_new (NULL);
+  self->items = procwatch_item_list_new ();
   self->lingering = g_ptr_array_new_with_free_func ((GDestroyNotify) procwatch_watch_unref);
   self->alive = g_rc_box_new (gboolean);
   *self->alive = TRUE;
@@ -1206,7 +1203,7 @@ procwatch_process_monitor_get_n_items (GListModel *model)
 {
   ProcwatchProcessMonitor *self = PROCWATCH_PROCESS_MONITOR (model);
 
-  return g_sequence_get_length (self->items);
+  return procwatch_item_list_get_length (self->items);
 }
 
 static gpointer
@@ -1214,14 +1211,9 @@ procwatch_process_monitor_get_item (GListModel *model,
                                     guint       position)
 {
   ProcwatchProcessMonitor *self = PROCWATCH_PROCESS_MONITOR (model);
-  GSequenceIter *iter = g_sequence_get_iter_at_pos (self->items, position);
-  ProcwatchWatch *watch;
+  ProcwatchWatch *watch = procwatch_item_list_get (self->items, position);
 
-  if (g_sequence_iter_is_end (iter))
-    return NULL;
-
-  watch = g_sequence_get (iter);
-  return g_object_ref (watch->process);
+  return watch != NULL ? g_object_ref (watch->process) : NULL;
 }
 
 static void

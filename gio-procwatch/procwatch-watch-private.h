@@ -35,8 +35,8 @@ struct _ProcwatchWatch
   /* For changes of state that raise no event. */
   ProcwatchProbe probe;
 
-  /* Its place in the monitor's list model. */
-  GSequenceIter *item;
+  /* Its place in the monitor's list model (procwatch-item-list.c). */
+  guint slot;
 
   GQueue waits;   /* GTask */
 
