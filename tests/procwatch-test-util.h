@@ -126,4 +126,14 @@ gboolean      test_status_known_after_reap  (ProcwatchProcessMonitor *monitor);
  * pidfd (PIDFD_INFO_EXIT, Linux 6.15+, and the ioctl not filtered), which
  * every backend reads where it holds a pidfd. */
 gboolean      test_kernel_keeps_exit_status (void);
+
+/* Runs @scenario as pid 2 of a new pid namespace with its own /proc, where
+ * pid 1 reaps orphans, and exits with its outcome: call it in a
+ * g_test_trap_subprocess() child, after test_can_pid_namespace(). */
+G_GNUC_NORETURN
+void          test_run_in_pid_namespace     (void                   (*scenario) (void));
+/* Whether test_run_in_pid_namespace() works here; else says why in *@why. */
+gboolean      test_can_pid_namespace        (char                   **why);
+/* In a private pid namespace: makes the next new process get @pid. */
+void          test_set_next_pid             (GPid                     pid);
 G_END_DECLS
