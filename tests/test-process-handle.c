@@ -1435,8 +1435,11 @@ test_model_basics (void)
   assert_items (monitor, processes[0], processes[1], processes[2], NULL);
   g_assert_null (g_list_model_get_item (model, 3));
   g_assert_null (g_list_model_get_item (model, G_MAXUINT));
-  g_assert_nonnull (g_list_model_get_object (model, 2));
-  g_object_unref (g_list_model_get_object (model, 2));
+  {
+    g_autoptr(GObject) object = g_list_model_get_object (model, 2);
+
+    g_assert_true (object == G_OBJECT (processes[2]));
+  }
 
   /* Watched already: no change. */
   for (i = 0; i < G_N_ELEMENTS (targets); i++)
