@@ -21,6 +21,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -669,6 +670,63 @@ test_send_signal_permission_denied (void)
 
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
   g_test_trap_assert_passed ();
+}
+
+static int signalled_tid_pipe = -1;
+
+static void
+report_signalled_tid (int signum)
+{
+  pid_t tid = (pid_t) syscall (SYS_gettid);
+
+  if (write (signalled_tid_pipe, &tid, sizeof tid) != sizeof tid)
+    _exit (1);
+}
+
+/* A watched thread gets the signal itself, with pidfds. */
+static void
+test_send_signal_thread (void)
+{
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  g_autoptr(ProcwatchProcess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  TestParkedThread *thread;
+  struct sigaction action = { 0 };
+  struct sigaction old_action;
+  int fds[2];
+  pid_t tid = 0;
+
+  if (!backend_is_pidfd (monitor))
+    {
+      g_test_skip ("without pidfds a signal goes to the whole process (kill)");
+      return;
+    }
+
+  thread = test_parked_thread_new ();
+  process = procwatch_process_monitor_watch_pid (monitor, test_parked_thread_get_tid (thread), &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED))
+    {
+      test_parked_thread_release (thread);
+      g_test_skip ("no thread pidfds on this kernel (before Linux 6.9)");
+      return;
+    }
+  g_assert_no_error (error);
+
+  g_assert_no_errno (pipe2 (fds, O_CLOEXEC));
+  signalled_tid_pipe = fds[1];
+  action.sa_handler = report_signalled_tid;
+  action.sa_flags = SA_RESTART;
+  g_assert_no_errno (sigaction (SIGUSR1, &action, &old_action));
+
+  g_assert_true (procwatch_process_send_signal (process, SIGUSR1, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (read (fds[0], &tid, sizeof tid), ==, sizeof tid);
+  g_assert_cmpint (tid, ==, test_parked_thread_get_tid (thread));
+
+  g_assert_no_errno (sigaction (SIGUSR1, &old_action, NULL));
+  close (fds[0]);
+  close (fds[1]);
+  test_parked_thread_release (thread);
 }
 
 /* wait_async: completes at the exit, before the reap; every wait. */
@@ -1867,6 +1925,7 @@ main (int   argc,
   add_for_each_kind ("lookup", test_lookup);
   add_for_each_kind ("watch-pid-inode", test_watch_pid_inode);
   g_test_add_func ("/handle/send-signal/permission-denied", test_send_signal_permission_denied);
+  g_test_add_func ("/handle/send-signal/thread", test_send_signal_thread);
   g_test_add_func ("/handle/pid-0/reaped", test_pid_zero_reaped);
   g_test_add_func ("/handle/pid-0/running", test_pid_zero_running);
   g_test_add_data_func ("/handle/pid-reuse/before-dispatch", reuse_before_dispatch,
