@@ -857,3 +857,67 @@ test_set_next_pid (GPid pid)
 
   g_assert_true (test_write_proc_file ("/proc/sys/kernel/ns_last_pid", last));
 }
+
+void
+test_in_pid_namespace (gconstpointer scenario)
+{
+  g_autofree char *why = NULL;
+
+  if (g_test_subprocess ())
+    test_run_in_pid_namespace ((void (*) (void)) scenario);
+
+  if (!test_can_pid_namespace (&why))
+    {
+      g_test_skip_printf ("cannot create a pid namespace with its own /proc here (%s): "
+                          "pid reuse cannot be forced", why);
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
+void
+test_fixture_set_up (TestFixture   *fixture,
+                     gconstpointer  data)
+{
+  fixture->kind = GPOINTER_TO_INT (data);
+  fixture->monitor = procwatch_process_monitor_new ();
+  fixture->recorder = test_recorder_new (fixture->monitor);
+}
+
+void
+test_fixture_set_up_target (TestFixture   *fixture,
+                            gconstpointer  data)
+{
+  test_fixture_set_up (fixture, data);
+  fixture->target = test_process_spawn (fixture->kind);
+  fixture->pid = test_process_get_pid (fixture->target);
+}
+
+void
+test_fixture_tear_down (TestFixture   *fixture,
+                        gconstpointer  data)
+{
+  g_clear_pointer (&fixture->target, test_process_free);
+  g_clear_pointer (&fixture->recorder, test_recorder_free);
+  g_clear_object (&fixture->monitor);
+}
+
+gboolean
+test_fixture_is_child (TestFixture *fixture)
+{
+  return fixture->kind == TEST_PROCESS_CHILD;
+}
+
+void
+test_fixture_assert_silent_to_the_end (TestFixture  *fixture,
+                                       TestRecorder *sentinel)
+{
+  test_process_exit (fixture->target, 0);
+  test_process_reap (fixture->target);
+
+  test_run_until_count (NULL, &sentinel->n_reaped, 1);
+  test_drain_context (NULL);
+  g_assert_cmpuint (fixture->recorder->events->len, ==, 0);
+}

@@ -34,14 +34,7 @@
 
 #define TARGET_NAME "pw-handle-targ"
 
-typedef struct
-{
-  TestProcessKind kind;
-  ProcwatchProcessMonitor *monitor;
-  TestRecorder *recorder;
-  TestProcess *target;
-  GPid pid;
-} Fixture;
+typedef TestFixture Fixture;
 
 /* Starts a process of @kind named @name: a forked process inherits its
  * parent's comm, so the test takes the name while it forks. */
@@ -61,36 +54,12 @@ spawn_named (TestProcessKind  kind,
 }
 
 static void
-fixture_set_up (Fixture       *fixture,
-                gconstpointer  data)
-{
-  fixture->kind = GPOINTER_TO_INT (data);
-  fixture->monitor = procwatch_process_monitor_new ();
-  fixture->recorder = test_recorder_new (fixture->monitor);
-}
-
-static void
 fixture_set_up_target (Fixture       *fixture,
                        gconstpointer  data)
 {
-  fixture_set_up (fixture, data);
+  test_fixture_set_up (fixture, data);
   fixture->target = spawn_named (fixture->kind, TARGET_NAME);
   fixture->pid = test_process_get_pid (fixture->target);
-}
-
-static void
-fixture_tear_down (Fixture       *fixture,
-                   gconstpointer  data)
-{
-  g_clear_pointer (&fixture->target, test_process_free);
-  g_clear_pointer (&fixture->recorder, test_recorder_free);
-  g_clear_object (&fixture->monitor);
-}
-
-static gboolean
-is_child (Fixture *fixture)
-{
-  return fixture->kind == TEST_PROCESS_CHILD;
 }
 
 static gboolean
@@ -453,7 +422,7 @@ check_status_properties (Fixture  *fixture,
     test_process_exit (fixture->target, 7);
   test_run_until_count (NULL, &fixture->recorder->n_exited, 1);
 
-  if (is_child (fixture))
+  if (test_fixture_is_child (fixture))
     {
       assert_log (log, status_notifications (killed));
       assert_status_properties (process, TRUE, exit_status, term_sig);
@@ -468,12 +437,12 @@ check_status_properties (Fixture  *fixture,
   g_assert_cmpint (status, ==, killed ? SIGKILL : 7 << 8);
   test_run_until_count (NULL, &fixture->recorder->n_reaped, 1);
 
-  if (is_child (fixture) || !after_reap)
+  if (test_fixture_is_child (fixture) || !after_reap)
     assert_log (log, "state");
   else
     assert_log (log, status_notifications (killed));
 
-  if (is_child (fixture) || after_reap)
+  if (test_fixture_is_child (fixture) || after_reap)
     assert_status_properties (process, TRUE, exit_status, term_sig);
   else
     assert_status_properties (process, FALSE, -1, 0);
@@ -572,7 +541,7 @@ check_send_signal (Fixture          *fixture,
   g_assert_true (procwatch_process_send_signal (process, SIGTERM, &error));
   g_assert_no_error (error);
   test_run_until_count (NULL, &fixture->recorder->n_exited, 1);
-  if (is_child (fixture))
+  if (test_fixture_is_child (fixture))
     assert_status_properties (process, TRUE, -1, SIGTERM);
   assert_send_signal_fails (process, SIGTERM, G_IO_ERROR_NOT_FOUND);
   assert_send_signal_fails (process, 0, G_IO_ERROR_NOT_FOUND);
@@ -751,7 +720,7 @@ test_wait (Fixture       *fixture,
   g_assert_cmpint (first.state, ==, PROCWATCH_PROCESS_STATE_EXITED);
   g_assert_cmpint (second.state, ==, PROCWATCH_PROCESS_STATE_EXITED);
   g_assert_cmpuint (fixture->recorder->n_exited, ==, 1);
-  if (is_child (fixture))
+  if (test_fixture_is_child (fixture))
     assert_status_properties (process, TRUE, 4, 0);
 
   test_process_reap (fixture->target);
@@ -845,12 +814,7 @@ test_unwatch_process (Fixture       *fixture,
   assert_wait_ends (process, G_IO_ERROR_CLOSED);
   g_assert_true (process_is_running (fixture->pid));
 
-  /* The other monitor's "reaped" comes from the same kernel event. */
-  test_process_exit (fixture->target, 0);
-  test_process_reap (fixture->target);
-  test_run_until_count (NULL, &sentinel_recorder->n_reaped, 1);
-  test_drain_context (NULL);
-  g_assert_cmpuint (fixture->recorder->events->len, ==, 0);
+  test_fixture_assert_silent_to_the_end (fixture, sentinel_recorder);
   g_assert_cmpint (procwatch_process_get_state (process), ==, PROCWATCH_PROCESS_STATE_RUNNING);
 }
 
@@ -1325,26 +1289,6 @@ reuse_after_unwatch (void)
   g_assert_true (child_is_running (pid));
   g_assert_cmpuint (recorder->events->len, ==, 0);
   test_process_free (new_target);
-}
-
-static void
-test_in_pid_namespace (gconstpointer data)
-{
-  void (*scenario) (void) = data;
-  g_autofree char *why = NULL;
-
-  if (g_test_subprocess ())
-    test_run_in_pid_namespace (scenario);
-
-  if (!test_can_pid_namespace (&why))
-    {
-      g_test_skip_printf ("cannot create a pid namespace with its own /proc here (%s): "
-                          "pid reuse cannot be forced", why);
-      return;
-    }
-
-  g_test_trap_subprocess (NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
-  g_test_trap_assert_passed ();
 }
 
 /* The list model, followed as a view would: a mirror kept from
@@ -1897,9 +1841,9 @@ add_for_each_kind (const char  *name,
   g_autofree char *grandchild = g_strdup_printf ("/handle/non-child/%s", name);
 
   g_test_add (child, Fixture, GINT_TO_POINTER (TEST_PROCESS_CHILD),
-              fixture_set_up_target, func, fixture_tear_down);
+              fixture_set_up_target, func, test_fixture_tear_down);
   g_test_add (grandchild, Fixture, GINT_TO_POINTER (TEST_PROCESS_GRANDCHILD),
-              fixture_set_up_target, func, fixture_tear_down);
+              fixture_set_up_target, func, test_fixture_tear_down);
 }
 
 int
