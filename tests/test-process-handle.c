@@ -16,7 +16,6 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -28,10 +27,10 @@
 #include "procwatch-linux-private.h"
 #include "procwatch-test-util.h"
 
-/* A name given to the test's targets: comm holds at most 15 bytes. */
 /* From linux/magic.h, newer than Debian 12's headers. */
 #define TEST_PIDFS_MAGIC 0x50494446
 
+/* A name given to the test's targets: comm holds at most 15 bytes. */
 #define TARGET_NAME "pw-handle-targ"
 
 typedef TestFixture Fixture;
