@@ -39,8 +39,10 @@
  *
  * The object stays valid for as long as you hold a reference, also after the
  * monitor has stopped watching the process; the calls that act on the
- * process then fail with `G_IO_ERROR_CLOSED`: the library keeps nothing
- * open for a process it does not watch.
+ * process then fail with `G_IO_ERROR_CLOSED` (once it has exited,
+ * [method@Procwatch.Process.send_signal] says `G_IO_ERROR_NOT_FOUND`
+ * and [method@Procwatch.Process.wait_async] completes): the library keeps
+ * nothing open for a process it does not watch.
  */
 
 struct _ProcwatchProcess
