@@ -480,8 +480,10 @@ ensure_source (ProcwatchProcessMonitor  *self,
   return TRUE;
 }
 
-/* Takes @handle. Returns the watch of the process it refers to: an existing
- * one if the process is watched already, else a new one. */
+/* Takes @handle. Returns a reference to the watch of the process it refers
+ * to: an existing one if the process is watched already, else a new one.
+ * The reference is the caller's: a handler of "items-changed" may stop
+ * watching the new process (or close the monitor) before this returns. */
 static ProcwatchWatch *
 add_watch (ProcwatchProcessMonitor *self,
            ProcwatchHandle         *handle)
@@ -497,7 +499,7 @@ add_watch (ProcwatchProcessMonitor *self,
       if (procwatch_backend_same_process (backend, &watch->handle, handle))
         {
           procwatch_handle_close (handle);
-          return watch;
+          return procwatch_watch_ref (watch);
         }
     }
 
@@ -515,9 +517,21 @@ add_watch (ProcwatchProcessMonitor *self,
       backend->needs_probe (backend, PROCWATCH_PROCESS_STATE_RUNNING))
     procwatch_probe_schedule (self->probes, &watch->probe, TRUE);
 
+  procwatch_watch_ref (watch);
   g_list_model_items_changed (G_LIST_MODEL (self), position, 0, 1);
 
   return watch;
+}
+
+/* The process of @watch, for the caller; gives up the reference to @watch
+ * that add_watch() returned. */
+static ProcwatchProcess *
+take_process (ProcwatchWatch *watch)
+{
+  ProcwatchProcess *process = g_object_ref (watch->process);
+
+  procwatch_watch_unref (watch);
+  return process;
 }
 
 static gboolean
@@ -839,7 +853,7 @@ procwatch_process_monitor_watch_pid (ProcwatchProcessMonitor  *self,
 
   watch = watch_pid (self, pid, error);
 
-  return watch != NULL ? g_object_ref (watch->process) : NULL;
+  return watch != NULL ? take_process (watch) : NULL;
 }
 
 /**
@@ -893,7 +907,7 @@ procwatch_process_monitor_watch_pidfd (ProcwatchProcessMonitor  *self,
 
   watch = add_watch (self, &handle);
 
-  return g_object_ref (watch->process);
+  return take_process (watch);
 }
 
 /**
@@ -1070,7 +1084,7 @@ procwatch_process_monitor_watch_pid_inode (ProcwatchProcessMonitor  *self,
 
   watch = add_watch (self, &handle);
 
-  return g_object_ref (watch->process);
+  return take_process (watch);
 }
 
 /**
@@ -1158,12 +1172,16 @@ procwatch_process_monitor_wait_async (ProcwatchProcessMonitor *self,
     }
 
   if (procwatch_process_get_state (watch->process) != PROCWATCH_PROCESS_STATE_RUNNING)
-    {
-      g_task_return_pointer (task, g_object_ref (watch->process), g_object_unref);
-      return;
-    }
+    g_task_return_pointer (task, g_object_ref (watch->process), g_object_unref);
+  else if (!watch->watched)
+    /* A handler of "items-changed" stopped watching it at once. */
+    g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                             "Stopped waiting for process %d: it was unwatched as it was watched",
+                             (int) pid);
+  else
+    procwatch_watch_add_wait (watch, task);
 
-  procwatch_watch_add_wait (watch, task);
+  procwatch_watch_unref (watch);
 }
 
 /**

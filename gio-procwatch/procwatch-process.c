@@ -40,8 +40,10 @@
  *
  * The object stays valid for as long as you hold a reference, also after the
  * monitor has stopped watching the process; the calls that act on the
- * process then fail with `G_IO_ERROR_CLOSED`: the library keeps nothing
- * open for a process it does not watch.
+ * process then fail with `G_IO_ERROR_CLOSED` (once it has exited,
+ * [method@Procwatch.Process.send_signal] says `G_IO_ERROR_NOT_FOUND`
+ * and [method@Procwatch.Process.wait_async] completes): the library keeps
+ * nothing open for a process it does not watch.
  */
 
 struct _ProcwatchProcess
@@ -586,8 +588,9 @@ procwatch_process_dup_pidfd (ProcwatchProcess  *self,
  * itself would accept a signal for a zombie and do nothing with it);
  * `G_IO_ERROR_CLOSED` for a running process that is no longer watched
  * (unwatched, or the monitor closed); `G_IO_ERROR_PERMISSION_DENIED` when
- * the caller may not signal it; `G_IO_ERROR_INVALID_ARGUMENT` for a number
- * that is not a signal.
+ * the caller may not signal it (another user's process, or one in a pid
+ * namespace this one cannot see, whose [property@Procwatch.Process:pid] is
+ * 0); `G_IO_ERROR_INVALID_ARGUMENT` for a number that is not a signal.
  *
  * Returns: true if the signal was sent
  *

@@ -275,6 +275,17 @@ procwatch_watch_send_signal (ProcwatchWatch  *watch,
   if (saved_errno == ESRCH)
     return set_exited_error (watch, error);
 
+  /* pidfd_send_signal() also says EINVAL for a valid signal when the
+   * process lives outside the caller's pid namespace (in an ancestor's):
+   * the caller may not signal it, which is not a bad argument. */
+  if (saved_errno == EINVAL && signum >= 0 && signum < NSIG)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+                   "Cannot send signal %d to process %d: it is outside this pid namespace",
+                   signum, (int) watch->handle.pid);
+      return FALSE;
+    }
+
   g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
                _("Cannot send signal %d to process %d: %s"),
                signum, (int) watch->handle.pid, g_strerror (saved_errno));

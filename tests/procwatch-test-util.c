@@ -797,3 +797,127 @@ test_can_unshare (int                  flags,
   *why = g_strdup (message);
   return FALSE;
 }
+
+static const char *
+mount_namespace_proc (gconstpointer user_data)
+{
+  return test_mount_private_proc (NULL);
+}
+
+gboolean
+test_can_pid_namespace (char **why)
+{
+  return test_can_unshare (CLONE_NEWPID | CLONE_NEWNS, mount_namespace_proc, NULL, why);
+}
+
+void
+test_run_in_pid_namespace (void (*scenario) (void))
+{
+  int status = 0;
+  pid_t init;
+
+  if (test_unshare (CLONE_NEWPID | CLONE_NEWNS) != 0)
+    g_error ("unshare: %s", g_strerror (errno));
+
+  init = fork ();
+  g_assert_cmpint (init, >=, 0);
+  if (init == 0)
+    {
+      pid_t runner;
+      pid_t reaped;
+
+      if (mount_namespace_proc (NULL) != NULL)
+        _exit (90);
+
+      runner = fork ();
+      if (runner == 0)
+        {
+          /* exit(), not _exit(): leak checkers run here. */
+          scenario ();
+          exit (0);
+        }
+
+      while ((reaped = wait (&status)) != runner)
+        if (reaped < 0 && errno != EINTR)
+          _exit (91);
+
+      _exit (WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status));
+    }
+
+  /* _exit(): LeakSanitizer cannot stop the world of a process whose new
+   * children land in another pid namespace; the scenario checked itself. */
+  g_assert_cmpint (waitpid (init, &status, 0), ==, init);
+  _exit (WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status));
+}
+
+void
+test_set_next_pid (GPid pid)
+{
+  g_autofree char *last = g_strdup_printf ("%d", (int) pid - 1);
+
+  g_assert_true (test_write_proc_file ("/proc/sys/kernel/ns_last_pid", last));
+}
+
+void
+test_in_pid_namespace (gconstpointer scenario)
+{
+  g_autofree char *why = NULL;
+
+  if (g_test_subprocess ())
+    test_run_in_pid_namespace ((void (*) (void)) scenario);
+
+  if (!test_can_pid_namespace (&why))
+    {
+      g_test_skip_printf ("cannot create a pid namespace with its own /proc here (%s): "
+                          "pid reuse cannot be forced", why);
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
+void
+test_fixture_set_up (TestFixture   *fixture,
+                     gconstpointer  data)
+{
+  fixture->kind = GPOINTER_TO_INT (data);
+  fixture->monitor = procwatch_process_monitor_new ();
+  fixture->recorder = test_recorder_new (fixture->monitor);
+}
+
+void
+test_fixture_set_up_target (TestFixture   *fixture,
+                            gconstpointer  data)
+{
+  test_fixture_set_up (fixture, data);
+  fixture->target = test_process_spawn (fixture->kind);
+  fixture->pid = test_process_get_pid (fixture->target);
+}
+
+void
+test_fixture_tear_down (TestFixture   *fixture,
+                        gconstpointer  data)
+{
+  g_clear_pointer (&fixture->target, test_process_free);
+  g_clear_pointer (&fixture->recorder, test_recorder_free);
+  g_clear_object (&fixture->monitor);
+}
+
+gboolean
+test_fixture_is_child (TestFixture *fixture)
+{
+  return fixture->kind == TEST_PROCESS_CHILD;
+}
+
+void
+test_fixture_assert_silent_to_the_end (TestFixture  *fixture,
+                                       TestRecorder *sentinel)
+{
+  test_process_exit (fixture->target, 0);
+  test_process_reap (fixture->target);
+
+  test_run_until_count (NULL, &sentinel->n_reaped, 1);
+  test_drain_context (NULL);
+  g_assert_cmpuint (fixture->recorder->events->len, ==, 0);
+}

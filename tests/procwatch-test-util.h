@@ -100,6 +100,31 @@ void          test_add_for_each_kind      (const char              *prefix,
 G_END_DECLS
 
 G_BEGIN_DECLS
+/* What a test of one process starts from: a monitor, a recorder of its
+ * signals and, with test_fixture_set_up_target(), a process of the kind the
+ * test was added for (its data), which the test makes exit and reaps. */
+typedef struct
+{
+  TestProcessKind kind;
+  ProcwatchProcessMonitor *monitor;
+  TestRecorder *recorder;
+  TestProcess *target;
+  GPid pid;
+} TestFixture;
+
+void          test_fixture_set_up           (TestFixture             *fixture,
+                                             gconstpointer            data);
+void          test_fixture_set_up_target    (TestFixture             *fixture,
+                                             gconstpointer            data);
+void          test_fixture_tear_down        (TestFixture             *fixture,
+                                             gconstpointer            data);
+gboolean      test_fixture_is_child         (TestFixture             *fixture);
+/* Makes the target exit and reaps it; once @sentinel (a recorder of another
+ * monitor watching it) has seen the reap, which comes from the same kernel
+ * event, checks that @fixture's monitor reported nothing. */
+void          test_fixture_assert_silent_to_the_end (TestFixture  *fixture,
+                                                     TestRecorder *sentinel);
+
 gboolean      test_have_pidfd               (void);
 gboolean      test_skip_without_pidfd       (void);
 /* Watches @pid through a pidfd opened for the call and closed after it. */
@@ -126,4 +151,17 @@ gboolean      test_status_known_after_reap  (ProcwatchProcessMonitor *monitor);
  * pidfd (PIDFD_INFO_EXIT, Linux 6.15+, and the ioctl not filtered), which
  * every backend reads where it holds a pidfd. */
 gboolean      test_kernel_keeps_exit_status (void);
+
+/* Runs @scenario as pid 2 of a new pid namespace with its own /proc, where
+ * pid 1 reaps orphans, and exits with its outcome: call it in a
+ * g_test_trap_subprocess() child, after test_can_pid_namespace(). */
+G_GNUC_NORETURN
+void          test_run_in_pid_namespace     (void                   (*scenario) (void));
+/* Whether test_run_in_pid_namespace() works here; else says why in *@why. */
+gboolean      test_can_pid_namespace        (char                   **why);
+/* A GTestDataFunc: runs the scenario (a void (*) (void)) with
+ * test_run_in_pid_namespace() in a subprocess, or skips saying why. */
+void          test_in_pid_namespace         (gconstpointer            scenario);
+/* In a private pid namespace: makes the next new process get @pid. */
+void          test_set_next_pid             (GPid                     pid);
 G_END_DECLS

@@ -18,50 +18,7 @@
 #include "procwatch-linux-private.h"
 #include "procwatch-test-util.h"
 
-/* What the tests start from: a monitor and a recorder of its signals and,
- * for the tests added with fixture_set_up_target(), a process of the kind
- * the test is added for, which the test makes exit and reaps. */
-typedef struct
-{
-  TestProcessKind kind;
-  ProcwatchProcessMonitor *monitor;
-  TestRecorder *recorder;
-  TestProcess *target;
-  GPid pid;
-} Fixture;
-
-static void
-fixture_set_up (Fixture       *fixture,
-                gconstpointer  data)
-{
-  fixture->kind = GPOINTER_TO_INT (data);
-  fixture->monitor = procwatch_process_monitor_new ();
-  fixture->recorder = test_recorder_new (fixture->monitor);
-}
-
-static void
-fixture_set_up_target (Fixture       *fixture,
-                       gconstpointer  data)
-{
-  fixture_set_up (fixture, data);
-  fixture->target = test_process_spawn (fixture->kind);
-  fixture->pid = test_process_get_pid (fixture->target);
-}
-
-static void
-fixture_tear_down (Fixture       *fixture,
-                   gconstpointer  data)
-{
-  g_clear_pointer (&fixture->target, test_process_free);
-  g_clear_pointer (&fixture->recorder, test_recorder_free);
-  g_clear_object (&fixture->monitor);
-}
-
-static gboolean
-is_child (Fixture *fixture)
-{
-  return fixture->kind == TEST_PROCESS_CHILD;
-}
+typedef TestFixture Fixture;
 
 /* What the status must be at each event, for this kind of process. */
 static void
@@ -77,13 +34,13 @@ assert_status_at_events (Fixture *fixture,
   g_assert_nonnull (exited);
   g_assert_nonnull (reaped);
 
-  if (is_child (fixture))
+  if (test_fixture_is_child (fixture))
     {
       g_assert_true (exited->had_status);
       g_assert_cmpint (exited->status, ==, expected);
     }
 
-  if (is_child (fixture) || after_reap)
+  if (test_fixture_is_child (fixture) || after_reap)
     {
       g_assert_true (reaped->had_status);
       g_assert_cmpint (reaped->status, ==, expected);
@@ -222,7 +179,7 @@ test_exit_and_reap_in_one_wakeup (Fixture       *fixture,
       g_assert_true (procwatch_process_has_status (process));
       g_assert_cmpint (procwatch_process_get_exit_status (process), ==, 9);
     }
-  else if (!is_child (fixture))
+  else if (!test_fixture_is_child (fixture))
     {
       g_assert_false (procwatch_process_has_status (process));
     }
@@ -290,13 +247,7 @@ test_unwatch (Fixture       *fixture,
   g_assert_false (procwatch_process_monitor_unwatch (fixture->monitor, fixture->pid));
   g_assert_false (procwatch_process_monitor_unwatch (fixture->monitor, 0));
 
-  test_process_exit (fixture->target, 0);
-  test_process_reap (fixture->target);
-
-  /* The other monitor's reaped comes from the same kernel event. */
-  test_run_until_count (NULL, &sentinel_recorder->n_reaped, 1);
-  test_drain_context (NULL);
-  g_assert_cmpuint (fixture->recorder->events->len, ==, 0);
+  test_fixture_assert_silent_to_the_end (fixture, sentinel_recorder);
   g_assert_cmpint (procwatch_process_get_state (process), ==, PROCWATCH_PROCESS_STATE_RUNNING);
 }
 
@@ -384,7 +335,7 @@ test_watch_pidfd (Fixture       *fixture,
   test_run_until_count (NULL, &fixture->recorder->n_reaped, 1);
 
   /* Every backend holds the pidfd, so reads the status kept after the reap. */
-  if (!is_child (fixture) && test_kernel_keeps_exit_status ())
+  if (!test_fixture_is_child (fixture) && test_kernel_keeps_exit_status ())
     {
       TestEvent *reaped = test_recorder_find (fixture->recorder, fixture->pid,
                                               PROCWATCH_PROCESS_STATE_REAPED);
@@ -436,7 +387,7 @@ test_many (Fixture       *fixture,
   g_autoptr(GPtrArray) targets = g_ptr_array_new_with_free_func ((GDestroyNotify) test_process_free);
   g_autoptr(GPtrArray) processes = g_ptr_array_new_with_free_func (g_object_unref);
   g_autoptr(GRand) rand = g_rand_new ();
-  const guint n = is_child (fixture) ? 400 : 250;
+  const guint n = test_fixture_is_child (fixture) ? 400 : 250;
   guint i;
 
   for (i = 0; i < n; i++)
@@ -548,7 +499,7 @@ test_wait_async (Fixture       *fixture,
   g_assert_true (first.process == second.process);
   g_assert_cmpint (procwatch_process_get_pid (first.process), ==, fixture->pid);
   g_assert_cmpint (procwatch_process_get_state (first.process), >=, PROCWATCH_PROCESS_STATE_EXITED);
-  if (is_child (fixture))
+  if (test_fixture_is_child (fixture))
     g_assert_cmpint (procwatch_process_get_exit_status (first.process), ==, 12);
 
   /* A process that has exited already: completes from the main loop. */
@@ -1102,7 +1053,7 @@ add_test (const char      *path,
           FixtureFunc      set_up,
           FixtureFunc      func)
 {
-  g_test_add (path, Fixture, GINT_TO_POINTER (kind), set_up, func, fixture_tear_down);
+  g_test_add (path, Fixture, GINT_TO_POINTER (kind), set_up, func, test_fixture_tear_down);
 }
 
 /* The test once for a child of the test, once for a non-child. */
@@ -1124,33 +1075,33 @@ main (int   argc,
 {
   test_init (&argc, &argv);
 
-  add_test ("/monitor/backend", TEST_PROCESS_CHILD, fixture_set_up, test_backend);
-  add_for_each_kind ("exit-code", fixture_set_up_target, test_exit_code);
-  add_for_each_kind ("signal", fixture_set_up_target, test_signal);
-  add_for_each_kind ("already-zombie", fixture_set_up_target, test_already_zombie);
-  add_for_each_kind ("exit-and-reap-in-one-wakeup", fixture_set_up_target,
+  add_test ("/monitor/backend", TEST_PROCESS_CHILD, test_fixture_set_up, test_backend);
+  add_for_each_kind ("exit-code", test_fixture_set_up_target, test_exit_code);
+  add_for_each_kind ("signal", test_fixture_set_up_target, test_signal);
+  add_for_each_kind ("already-zombie", test_fixture_set_up_target, test_already_zombie);
+  add_for_each_kind ("exit-and-reap-in-one-wakeup", test_fixture_set_up_target,
                      test_exit_and_reap_in_one_wakeup);
   add_test ("/monitor/non-child/autoreaped", TEST_PROCESS_GRANDCHILD_AUTOREAP,
-            fixture_set_up_target, test_autoreaped);
-  add_for_each_kind ("already-reaped", fixture_set_up_target, test_already_reaped);
-  add_for_each_kind ("unwatch", fixture_set_up_target, test_unwatch);
-  add_for_each_kind ("watch-twice", fixture_set_up_target, test_watch_twice);
-  add_for_each_kind ("watch-after-reap-before-dispatch", fixture_set_up_target,
+            test_fixture_set_up_target, test_autoreaped);
+  add_for_each_kind ("already-reaped", test_fixture_set_up_target, test_already_reaped);
+  add_for_each_kind ("unwatch", test_fixture_set_up_target, test_unwatch);
+  add_for_each_kind ("watch-twice", test_fixture_set_up_target, test_watch_twice);
+  add_for_each_kind ("watch-after-reap-before-dispatch", test_fixture_set_up_target,
                      test_watch_after_reap_before_dispatch);
-  add_for_each_kind ("watch-pidfd", fixture_set_up_target, test_watch_pidfd);
-  add_for_each_kind ("watch-pidfd-of-reaped", fixture_set_up_target, test_watch_pidfd_of_reaped);
-  add_for_each_kind ("many-random-order", fixture_set_up, test_many);
-  add_for_each_kind ("wait-async", fixture_set_up_target, test_wait_async);
-  add_for_each_kind ("wait-async-cancel", fixture_set_up_target, test_wait_async_cancel);
-  add_test ("/monitor/wait-async-errors", TEST_PROCESS_CHILD, fixture_set_up_target,
+  add_for_each_kind ("watch-pidfd", test_fixture_set_up_target, test_watch_pidfd);
+  add_for_each_kind ("watch-pidfd-of-reaped", test_fixture_set_up_target, test_watch_pidfd_of_reaped);
+  add_for_each_kind ("many-random-order", test_fixture_set_up, test_many);
+  add_for_each_kind ("wait-async", test_fixture_set_up_target, test_wait_async);
+  add_for_each_kind ("wait-async-cancel", test_fixture_set_up_target, test_wait_async_cancel);
+  add_test ("/monitor/wait-async-errors", TEST_PROCESS_CHILD, test_fixture_set_up_target,
             test_wait_async_errors);
-  add_for_each_kind ("unref-in-handler", fixture_set_up, test_unref_in_handler);
-  add_for_each_kind ("worker-thread", fixture_set_up_target, test_worker_thread);
-  add_for_each_kind ("no-fd-leak", fixture_set_up, test_no_fd_leak);
-  add_test ("/monitor/errors", TEST_PROCESS_CHILD, fixture_set_up_target, test_errors);
-  add_test ("/monitor/thread", TEST_PROCESS_CHILD, fixture_set_up, test_thread);
-  add_test ("/monitor/out-of-fds", TEST_PROCESS_GRANDCHILD, fixture_set_up_target, test_out_of_fds);
-  add_test ("/monitor/child/coexists-with-gsubprocess", TEST_PROCESS_CHILD, fixture_set_up,
+  add_for_each_kind ("unref-in-handler", test_fixture_set_up, test_unref_in_handler);
+  add_for_each_kind ("worker-thread", test_fixture_set_up_target, test_worker_thread);
+  add_for_each_kind ("no-fd-leak", test_fixture_set_up, test_no_fd_leak);
+  add_test ("/monitor/errors", TEST_PROCESS_CHILD, test_fixture_set_up_target, test_errors);
+  add_test ("/monitor/thread", TEST_PROCESS_CHILD, test_fixture_set_up, test_thread);
+  add_test ("/monitor/out-of-fds", TEST_PROCESS_GRANDCHILD, test_fixture_set_up_target, test_out_of_fds);
+  add_test ("/monitor/child/coexists-with-gsubprocess", TEST_PROCESS_CHILD, test_fixture_set_up,
             test_coexists_with_child_watch);
 
   return g_test_run ();

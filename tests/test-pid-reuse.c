@@ -77,10 +77,9 @@ start_child_with_pid (GPid pid)
 
   for (attempt = 0; attempt < 10; attempt++)
     {
-      g_autofree char *last = g_strdup_printf ("%d", (int) pid - 1);
       Child child;
 
-      g_assert_true (test_write_proc_file ("/proc/sys/kernel/ns_last_pid", last));
+      test_set_next_pid (pid);
       child = start_child ();
       if (child.pid == pid)
         return child;
@@ -214,75 +213,13 @@ reuse_after_watch_by_pidfd (void)
   test_run_until_count (NULL, &recorder->n_reaped, 2);
 }
 
-static const char *
-mount_namespace_proc (gconstpointer user_data)
-{
-  return test_mount_private_proc (NULL);
-}
-
-/* Runs @scenario as pid 2 of a new pid namespace with its own /proc; pid 1
- * reaps orphans. Exits with the scenario's outcome. */
-G_GNUC_NORETURN static void
-run_in_pid_namespace (void (*scenario) (void))
-{
-  int status = 0;
-  pid_t init;
-
-  if (test_unshare (CLONE_NEWPID | CLONE_NEWNS) != 0)
-    g_error ("unshare: %s", g_strerror (errno));
-
-  init = fork ();
-  g_assert_cmpint (init, >=, 0);
-  if (init == 0)
-    {
-      pid_t runner;
-      pid_t reaped;
-
-      if (mount_namespace_proc (NULL) != NULL)
-        _exit (90);
-
-      runner = fork ();
-      if (runner == 0)
-        {
-          /* exit(), not _exit(): leak checkers run here. */
-          scenario ();
-          exit (0);
-        }
-
-      while ((reaped = wait (&status)) != runner)
-        if (reaped < 0 && errno != EINTR)
-          _exit (91);
-
-      _exit (WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status));
-    }
-
-  /* _exit(): LeakSanitizer cannot stop the world of a process whose new
-   * children land in another pid namespace; the scenario checked itself. */
-  g_assert_cmpint (waitpid (init, &status, 0), ==, init);
-  _exit (WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status));
-}
-
 static void
 test_in_namespace (gconstpointer data)
 {
-  void (*scenario) (void) = data;
-  g_autofree char *why = NULL;
-
-  if (g_test_subprocess ())
-    run_in_pid_namespace (scenario);
-
-  if (!test_can_unshare (CLONE_NEWPID | CLONE_NEWNS, mount_namespace_proc, NULL, &why))
-    {
-      g_test_skip_printf ("cannot create a pid namespace with its own /proc here (%s): "
-                          "pid reuse cannot be forced", why);
-      return;
-    }
-
-  if (scenario == reuse_after_watch_by_pidfd && test_skip_without_pidfd ())
+  if (!g_test_subprocess () && data == reuse_after_watch_by_pidfd && test_skip_without_pidfd ())
     return;
 
-  g_test_trap_subprocess (NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
-  g_test_trap_assert_passed ();
+  test_in_pid_namespace (data);
 }
 
 int
