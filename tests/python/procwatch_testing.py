@@ -119,6 +119,28 @@ def write_proc_file(path, text):
         file.write(text)
 
 
+class Shadow:
+    """A copy of the model kept only from items-changed, and the changes
+    seen since the last take()."""
+
+    def __init__(self, model):
+        self.model = model
+        self.items = [model.get_item(i) for i in range(model.get_n_items())]
+        self.changes = []
+        model.connect('items-changed', self._on_items_changed)
+
+    def _on_items_changed(self, model, position, removed, added):
+        assert position + removed <= len(self.items), 'removes items that are not there'
+        self.items[position:position + removed] = [model.get_item(i)
+                                                   for i in range(position, position + added)]
+        assert len(self.items) == model.get_n_items()
+        self.changes.append((position, removed, added))
+
+    def take(self):
+        changes, self.changes = self.changes, []
+        return changes
+
+
 class Helper:
     """A process of the helper program, which obeys commands on its stdin."""
 

@@ -15,31 +15,9 @@ import pytest
 gi.require_version('Procwatch', '1.0')
 from gi.repository import Gio, GObject, Procwatch  # noqa: E402
 
-from procwatch_testing import Child, Wait  # noqa: E402
+from procwatch_testing import Child, Shadow, Wait  # noqa: E402
 
 State = Procwatch.ProcessState
-
-
-class Shadow:
-    """A copy of the model kept only from items-changed, and the changes
-    seen since the last take()."""
-
-    def __init__(self, model):
-        self.model = model
-        self.items = []
-        self.changes = []
-        model.connect('items-changed', self._on_items_changed)
-
-    def _on_items_changed(self, model, position, removed, added):
-        assert position + removed <= len(self.items), 'removes items that are not there'
-        self.items[position:position + removed] = [model.get_item(i)
-                                                   for i in range(position, position + added)]
-        assert len(self.items) == model.get_n_items()
-        self.changes.append((position, removed, added))
-
-    def take(self):
-        changes, self.changes = self.changes, []
-        return changes
 
 
 def test_items(monitor, processes):
