@@ -110,6 +110,27 @@ def smoke_launcher(start):
             finish(example)
 
 
+def smoke_launcher_interrupt(python, launcher):
+    """Ctrl-C stops the app: the launcher sends it SIGTERM through its
+    process object, then reports its end as any other."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    assert libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+
+    with Example([python, launcher, 'sh', '-c', 'exec sleep 1000']) as example:
+        line = example.stdout.readline().rstrip('\n')
+        print(line)
+        assert line.startswith('sh started as process '), f'unexpected "{line}"'
+        pid = int(line.rsplit(' ', 1)[1])
+
+        example.send_signal(signal.SIGINT)
+        expect_line(example, f'stopping sh (process {pid})')
+        expect_line(example, f'sh (process {pid}) has quit')
+        _, status = os.waitpid(pid, 0)
+        assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM
+        expect_line(example, f'sh (process {pid}) is gone: killed by signal {int(signal.SIGTERM)}')
+        finish(example)
+
+
 def desktop_file(directory, script):
     """A .desktop file whose app runs `sh -c script`. In Exec, `$` is escaped
     with a backslash, written doubled in the key file."""
@@ -165,6 +186,7 @@ def main(argv):
         smoke_watch(argv[2])
     elif argv[1] == 'launcher':
         smoke_launcher(lambda script: ([argv[2], argv[3], 'sh', '-c', script], 'sh'))
+        smoke_launcher_interrupt(argv[2], argv[3])
     elif argv[1] == 'launch-app':
         assert_shown(argv[3], argv[2])
         smoke_launcher(lambda script: (argv[4:] + ['sh', '-c', script], 'sh'))
