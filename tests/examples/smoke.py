@@ -7,7 +7,7 @@
 #
 #   smoke.py watch WATCH WATCH_C README_MD
 #   smoke.py watch-vala WATCH_VALA
-#   smoke.py launcher PYTHON LAUNCHER_PY
+#   smoke.py launcher PYTHON LAUNCHER_PY PAGE_MD
 #   smoke.py launch-app PAGE_MD SOURCE COMMAND...
 #   smoke.py launch-desktop PAGE_MD SOURCE COMMAND...
 #   smoke.py getting-started PAGE_MD SOURCE COMMAND...
@@ -53,6 +53,18 @@ def assert_shown(source, page):
         text = file.read()
     block = re.compile('^```[a-z]*\n' + re.escape(code) + '```$', re.MULTILINE)
     assert block.search(text), f'{os.path.basename(page)} shows another {os.path.basename(source)}'
+
+
+def assert_excerpted(source, page, marker):
+    """The page's fenced block that contains @marker shows parts of the
+    program as they are: each run of lines between "..." lines is in it."""
+    with open(source) as file:
+        code = file.read()
+    with open(page) as file:
+        blocks = re.findall('^```[a-z]*\n(.*?)^```$', file.read(), re.MULTILINE | re.DOTALL)
+    block = next(block for block in blocks if marker in block)
+    for part in re.split('^ *\\.\\.\\.\n', block, flags=re.MULTILINE):
+        assert part in code, f'{os.path.basename(page)} shows another {os.path.basename(source)}'
 
 
 class Example(subprocess.Popen):
@@ -185,6 +197,7 @@ def main(argv):
     elif argv[1] == 'watch-vala':
         smoke_watch(argv[2])
     elif argv[1] == 'launcher':
+        assert_excerpted(argv[3], argv[4], 'def on_interrupt')
         smoke_launcher(lambda script: ([argv[2], argv[3], 'sh', '-c', script], 'sh'))
         smoke_launcher_interrupt(argv[2], argv[3])
     elif argv[1] == 'launch-app':

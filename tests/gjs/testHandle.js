@@ -105,7 +105,9 @@ for (const kind of [Child, NonChild]) {
         } catch (e) {
             callError = e;
         }
-        assert(callError instanceof TypeError, `has_status() is no method: ${callError}`);
+        assert(callError instanceof TypeError &&
+            callError.message === 'process.has_status is not a function',
+        `has_status() is no method: ${callError}`);
         assertEqual([process.has_status, process.exit_status, process.term_sig], [false, -1, 0],
             'while running');
 

@@ -355,6 +355,24 @@ def test_process_wait_pid_0(monitor, recorder, processes):
     assert process.props.exit_status == 6
 
 
+def test_unwatch_process_pid_0(monitor, recorder, processes):
+    """A process with pid 0 cannot be named by pid: only by its object."""
+    child = processes(Child)
+    pidfd = os.pidfd_open(child.pid)
+    child.exit(0)
+    child.reap()
+
+    process = monitor.watch_pidfd(pidfd)
+    os.close(pidfd)
+    assert process.get_pid() == 0
+    assert not monitor.unwatch(0)
+    assert list(monitor) == [process]
+    assert monitor.unwatch_process(process)
+    assert list(monitor) == []
+    drain()
+    assert recorder.events == []
+
+
 @pytest.mark.skipif(gi.version_info < (3, 50),
                     reason=f'PyGObject {gi.__version__} has no awaitable async methods (3.50+)')
 @pytest.mark.parametrize('kind', [Child, NonChild])
