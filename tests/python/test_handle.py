@@ -265,6 +265,25 @@ def test_send_signal_invalid(monitor, processes):
     assert is_running(child.pid)
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason='needs root, to drop to another user')
+def test_send_signal_permission_denied(request, monitor, processes):
+    if isolate(request):
+        return
+    child = processes(Child)
+    # For good, in this process alone (isolate() made it): the child stays
+    # root's, and we may no longer signal it.
+    os.setresgid(65534, 65534, 65534)
+    os.setresuid(65534, 65534, 65534)
+    process = monitor.watch_pid(child.pid)
+    with pytest.raises(GLib.Error) as excinfo:
+        process.send_signal(signal.SIGKILL)
+    assert_io_error(excinfo, IOError.PERMISSION_DENIED)
+    assert is_running(child.pid)
+    # Ended through its stdin, which we still hold.
+    child.exit(0)
+    child.reap()
+
+
 @pytest.mark.parametrize('kind', [Child, NonChild])
 def test_process_wait(monitor, recorder, processes, kind):
     target = processes(kind)

@@ -172,10 +172,12 @@ class Model:
 
 @pytest.mark.parametrize('seed', [int(os.environ.get('PROCWATCH_RANDOM_SEED', '1')), 2])
 def test_items_changed_against_a_shadow(monitor, recorder, processes, seed):
+    """500 random operations per seed, 1,000 in all: each items-changed, applied
+    to a shadow list, keeps it equal to what the operations make of it."""
     rng = random.Random(seed)
     shadow = Shadow(monitor)
     model = Model(rng, monitor, processes)
-    operations = 300
+    operations = 500
     done = collections.Counter()
 
     for step in range(operations):
