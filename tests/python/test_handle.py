@@ -44,6 +44,18 @@ def is_running(pid):
     return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None
 
 
+def watch_pid_0(monitor, child, code):
+    """Watches @child, ended with @code and reaped, through a pidfd opened
+    before: a process with pid 0, which only its object names."""
+    pidfd = os.pidfd_open(child.pid)
+    child.exit(code)
+    child.reap()
+    process = monitor.watch_pidfd(pidfd)
+    os.close(pidfd)
+    assert process.get_pid() == 0
+    return process
+
+
 def comm(pid):
     with open(f'/proc/{pid}/comm') as file:
         return file.read().rstrip('\n')
@@ -85,14 +97,7 @@ def test_name_survives_exit(monitor, recorder, processes, kind):
 
 
 def test_name_of_a_reaped_process_is_none(monitor, recorder, processes):
-    child = processes(Child)
-    pidfd = os.pidfd_open(child.pid)
-    child.exit(0)
-    child.reap()
-
-    process = monitor.watch_pidfd(pidfd)
-    os.close(pidfd)
-    assert process.get_pid() == 0
+    process = watch_pid_0(monitor, processes(Child), 0)
     assert process.get_name() is None
     assert process.props.name is None
 
@@ -357,14 +362,7 @@ def test_process_wait_cancelled(monitor, processes, how):
 def test_process_wait_pid_0(monitor, recorder, processes):
     """A process watched through a pidfd of a process reaped already has pid
     0: only the object names it."""
-    child = processes(Child)
-    pidfd = os.pidfd_open(child.pid)
-    child.exit(6)
-    child.reap()
-
-    process = monitor.watch_pidfd(pidfd)
-    os.close(pidfd)
-    assert process.get_pid() == 0
+    process = watch_pid_0(monitor, processes(Child), 6)
     assert process.props.state == State.RUNNING
     wait = Wait(process)
     assert wait.finish().error is None
@@ -376,14 +374,7 @@ def test_process_wait_pid_0(monitor, recorder, processes):
 
 def test_unwatch_process_pid_0(monitor, recorder, processes):
     """A process with pid 0 cannot be named by pid: only by its object."""
-    child = processes(Child)
-    pidfd = os.pidfd_open(child.pid)
-    child.exit(0)
-    child.reap()
-
-    process = monitor.watch_pidfd(pidfd)
-    os.close(pidfd)
-    assert process.get_pid() == 0
+    process = watch_pid_0(monitor, processes(Child), 0)
     assert not monitor.unwatch(0)
     assert list(monitor) == [process]
     assert monitor.unwatch_process(process)
