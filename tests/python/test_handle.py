@@ -20,7 +20,7 @@ from procwatch_testing import (  # noqa: E402
     Child, NonChild, Wait, assert_io_error, child_with_pid, drain, isolate, run_until)
 
 State = Procwatch.ProcessState
-IOError = Gio.IOErrorEnum
+IOErrorEnum = Gio.IOErrorEnum
 POLL_BACKEND = {'PROCWATCH_BACKEND': 'poll'}
 
 
@@ -171,7 +171,7 @@ def test_dup_pidfd_polls_like_the_original(monitor, recorder, processes, kind):
 
     with pytest.raises(GLib.Error) as excinfo:
         process.dup_pidfd()
-    assert_io_error(excinfo, IOError.CLOSED)
+    assert_io_error(excinfo, IOErrorEnum.CLOSED)
 
 
 @pytest.mark.parametrize('how', ['unwatch_process', 'close'])
@@ -183,7 +183,7 @@ def test_dup_pidfd_closed_once_not_watched(monitor, processes, how):
         assert monitor.unwatch_process(process)
     with pytest.raises(GLib.Error) as excinfo:
         process.dup_pidfd()
-    assert_io_error(excinfo, IOError.CLOSED)
+    assert_io_error(excinfo, IOErrorEnum.CLOSED)
 
 
 def test_dup_pidfd_not_supported_by_pid_without_pidfds(request, monitor, processes):
@@ -193,7 +193,7 @@ def test_dup_pidfd_not_supported_by_pid_without_pidfds(request, monitor, process
     process = monitor.watch_pid(processes(Child).pid)
     with pytest.raises(GLib.Error) as excinfo:
         process.dup_pidfd()
-    assert_io_error(excinfo, IOError.NOT_SUPPORTED)
+    assert_io_error(excinfo, IOErrorEnum.NOT_SUPPORTED)
     assert process.get_inode() == 0
 
 
@@ -225,7 +225,7 @@ def test_send_signal_kills_the_right_process(request, monitor, recorder, process
     for signum in (0, signal.SIGKILL):
         with pytest.raises(GLib.Error) as excinfo:
             process.send_signal(signum)
-        assert_io_error(excinfo, IOError.NOT_FOUND)
+        assert_io_error(excinfo, IOErrorEnum.NOT_FOUND)
 
 
 def test_send_signal_to_an_unreported_zombie(monitor, recorder, processes):
@@ -239,7 +239,7 @@ def test_send_signal_to_an_unreported_zombie(monitor, recorder, processes):
     assert process.props.state == State.RUNNING
     with pytest.raises(GLib.Error) as excinfo:
         process.send_signal(signal.SIGTERM)
-    assert_io_error(excinfo, IOError.NOT_FOUND)
+    assert_io_error(excinfo, IOErrorEnum.NOT_FOUND)
     recorder.wait_for(child.pid, 'exited')
     assert process.props.exit_status == 0
 
@@ -257,7 +257,7 @@ def test_send_signal_closed_once_not_watched(monitor, processes, how):
 
     with pytest.raises(GLib.Error) as excinfo:
         process.send_signal(signal.SIGKILL)
-    assert_io_error(excinfo, IOError.CLOSED)
+    assert_io_error(excinfo, IOErrorEnum.CLOSED)
     assert is_running(child.pid)
 
 
@@ -266,7 +266,7 @@ def test_send_signal_invalid(monitor, processes):
     process = monitor.watch_pid(child.pid)
     with pytest.raises(GLib.Error) as excinfo:
         process.send_signal(1000)
-    assert_io_error(excinfo, IOError.INVALID_ARGUMENT)
+    assert_io_error(excinfo, IOErrorEnum.INVALID_ARGUMENT)
     assert is_running(child.pid)
 
 
@@ -282,7 +282,7 @@ def test_send_signal_permission_denied(request, monitor, processes):
     process = monitor.watch_pid(child.pid)
     with pytest.raises(GLib.Error) as excinfo:
         process.send_signal(signal.SIGKILL)
-    assert_io_error(excinfo, IOError.PERMISSION_DENIED)
+    assert_io_error(excinfo, IOErrorEnum.PERMISSION_DENIED)
     assert is_running(child.pid)
     # Ended through its stdin, which we still hold.
     child.exit(0)
@@ -323,7 +323,7 @@ def test_process_wait_starts_no_watch(monitor, processes):
 
     wait = Wait(process)
     assert not wait.done
-    assert_error(wait.finish(), IOError.CLOSED)
+    assert_error(wait.finish(), IOErrorEnum.CLOSED)
     assert monitor.lookup(child.pid) is None
     assert len(monitor) == 0
 
@@ -348,7 +348,7 @@ def test_process_wait_cancelled(monitor, processes, how):
     else:
         assert monitor.unwatch_process(process)
     assert not wait.done, 'completes from the main loop only'
-    assert_error(wait.finish(), IOError.CANCELLED)
+    assert_error(wait.finish(), IOErrorEnum.CANCELLED)
 
     if how == 'cancellable':
         # Other waits go on, and see the exit.
@@ -356,7 +356,7 @@ def test_process_wait_cancelled(monitor, processes, how):
         child.exit(0)
         assert other.finish().error is None
     else:
-        assert_error(other.finish(), IOError.CANCELLED)
+        assert_error(other.finish(), IOErrorEnum.CANCELLED)
 
 
 def test_process_wait_pid_0(monitor, recorder, processes):
@@ -452,7 +452,7 @@ def test_watch_pid_inode(monitor, recorder, processes, kind):
     # Wrong: the inode of another process.
     with pytest.raises(GLib.Error) as excinfo:
         monitor.watch_pid_inode(target.pid, pidfs_inode(other.pid))
-    assert_io_error(excinfo, IOError.NOT_FOUND)
+    assert_io_error(excinfo, IOErrorEnum.NOT_FOUND)
     assert len(monitor) == 0, 'a failed call watches nothing'
 
     process = monitor.watch_pid_inode(target.pid, inode)
@@ -469,7 +469,7 @@ def test_watch_pid_inode(monitor, recorder, processes, kind):
     # Stale: the pid is free now.
     with pytest.raises(GLib.Error) as excinfo:
         monitor.watch_pid_inode(target.pid, inode)
-    assert_io_error(excinfo, IOError.NOT_FOUND)
+    assert_io_error(excinfo, IOErrorEnum.NOT_FOUND)
 
 
 @pytest.mark.parametrize('pid,inode', [(0, 1), (-1, 1), ('target', 0)])
@@ -478,7 +478,7 @@ def test_watch_pid_inode_invalid(monitor, processes, pid, inode):
         pid = processes(Child).pid
     with pytest.raises(GLib.Error) as excinfo:
         monitor.watch_pid_inode(pid, inode)
-    assert_io_error(excinfo, IOError.INVALID_ARGUMENT)
+    assert_io_error(excinfo, IOErrorEnum.INVALID_ARGUMENT)
 
 
 def test_watch_pid_inode_closed(monitor, processes):
@@ -486,7 +486,7 @@ def test_watch_pid_inode_closed(monitor, processes):
     monitor.close()
     with pytest.raises(GLib.Error) as excinfo:
         monitor.watch_pid_inode(child.pid, pidfs_inode(child.pid))
-    assert_io_error(excinfo, IOError.CLOSED)
+    assert_io_error(excinfo, IOErrorEnum.CLOSED)
 
 
 def test_watch_pid_inode_not_supported_without_pidfds(request, monitor, processes):
@@ -495,7 +495,7 @@ def test_watch_pid_inode_not_supported_without_pidfds(request, monitor, processe
     child = processes(Child)
     with pytest.raises(GLib.Error) as excinfo:
         monitor.watch_pid_inode(child.pid, pidfs_inode(child.pid))
-    assert_io_error(excinfo, IOError.NOT_SUPPORTED)
+    assert_io_error(excinfo, IOErrorEnum.NOT_SUPPORTED)
 
 
 # Pid reuse, forced: each test runs again as pid 2 of a pid namespace of
@@ -534,7 +534,7 @@ def test_reuse_lookup_and_unwatch_process(request, monitor, recorder, processes,
     # not touched.
     with pytest.raises(GLib.Error) as excinfo:
         old_process.send_signal(signal.SIGKILL)
-    assert_io_error(excinfo, IOError.NOT_FOUND)
+    assert_io_error(excinfo, IOErrorEnum.NOT_FOUND)
     assert is_running(pid)
 
     # Stopping the old one by object leaves the new one watched.
@@ -564,7 +564,7 @@ def test_reuse_inode_and_watch_pid_inode(request, monitor, recorder, processes):
     # Stale: the pid is another process's now.
     with pytest.raises(GLib.Error) as excinfo:
         monitor.watch_pid_inode(pid, old_inode)
-    assert_io_error(excinfo, IOError.NOT_FOUND)
+    assert_io_error(excinfo, IOErrorEnum.NOT_FOUND)
 
     new_process = monitor.watch_pid_inode(pid, new_inode)
     assert new_process is not old_process
