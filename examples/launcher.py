@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # SPDX-FileCopyrightText: 2026 The gio-procwatch authors
 #
-# launcher: start a program the way a desktop launcher does, and say when it
-# has quit and how.
+# launcher: start a program the way a desktop launcher does, say when it
+# has quit and how, and stop it on Ctrl-C.
 #
 #   launcher.py COMMAND [ARGUMENT...]
 #
@@ -12,7 +12,12 @@
 # GLib.child_watch_add() cannot serve that case; a Procwatch.ProcessMonitor
 # can, and it learns the exit status once the process has been reaped
 # (Linux 6.15 and newer).
+#
+# The launcher holds each app by its Procwatch.Process, never by its pid: it
+# waits for it and signals it through the object, so that neither can reach
+# another process that got the pid after the app was reaped.
 
+import signal
 import sys
 
 import gi
@@ -33,12 +38,15 @@ def describe(process):
 class Launcher:
     def __init__(self):
         self.loop = GLib.MainLoop()
-        self.names = {}    # Procwatch.Process → the name of its app
+        self.names = {}    # Procwatch.Process → the name of its app, until reaped
         self.failed = False
 
         self.monitor = Procwatch.ProcessMonitor.new()
-        self.monitor.connect('exited', self.on_exited)
         self.monitor.connect('reaped', self.on_reaped)
+
+        # Ctrl-C (or SIGTERM) stops the apps rather than the launcher alone.
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signum, self.on_interrupt)
 
         # Apps launched through this context report their pid in "launched"
         # (apps started over D-Bus activation have none to report).
@@ -73,9 +81,30 @@ class Launcher:
 
         self.names[process] = app.get_name()
         print(f'{app.get_name()} started as process {pid}', flush=True)
+        process.wait_async(None, self.on_quit)
 
-    def on_exited(self, monitor, process):
+    def on_quit(self, process, result):
+        try:
+            process.wait_finish(result)
+        except GLib.Error as error:
+            # Cancelled: the process stopped being watched before it quit.
+            print(f'Cannot wait for {self.names[process]}: {error.message}', file=sys.stderr)
+            self.failed = True
+            return
         print(f'{self.names[process]} (process {process.get_pid()}) has quit', flush=True)
+
+    def on_interrupt(self):
+        for process, name in self.names.items():
+            try:
+                process.send_signal(signal.SIGTERM)
+            except GLib.Error as error:
+                # It has quit already: "has quit" is printed, or on its way.
+                if not error.matches(Gio.io_error_quark(), Gio.IOErrorEnum.NOT_FOUND):
+                    print(f'Cannot stop {name}: {error.message}', file=sys.stderr)
+                    self.failed = True
+                continue
+            print(f'stopping {name} (process {process.get_pid()})', flush=True)
+        return GLib.SOURCE_CONTINUE
 
     def on_reaped(self, monitor, process):
         name = self.names.pop(process)

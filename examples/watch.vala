@@ -22,10 +22,13 @@ void print_event (Procwatch.Process process, string event) {
     }
 }
 
-/* wait_async is a Vala async method: it yields until the process exits. */
-async void report_exit (Procwatch.ProcessMonitor monitor, Procwatch.Process process) {
+/* wait_async is a Vala async method: it yields until the process exits.
+ * It waits on the process object, not on its pid, which may belong to
+ * another process by the time the wait starts. */
+async void report_exit (Procwatch.Process process) {
     try {
-        print_event (yield monitor.wait_async (process.pid), "exited");
+        yield process.wait_async (null);
+        print_event (process, "exited");
     } catch (Error error) {
         printerr ("%s\n", error.message);
     }
@@ -57,7 +60,7 @@ int main (string[] args) {
         /* The same pid twice is the same process object. */
         print ("watching %d\n", process.pid);
         watched.add (process);
-        report_exit.begin (monitor, process);
+        report_exit.begin (process);
     }
 
     /* Signals and the waits arrive from the main context the monitor was

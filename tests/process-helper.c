@@ -5,6 +5,8 @@
  * control through pipes, one line per command.
  *
  *   child          is itself the target: reads commands on stdin.
+ *   child-ready    the same, once it has printed its pid: read that line,
+ *                  and the exec is over (its name is the helper's).
  *   parent         forks a target and prints its pid; the test is then only
  *                  the grandparent. Commands on stdin go to the target, but
  *                  "reap" makes this parent reap it and print the wait status.
@@ -12,6 +14,12 @@
  *   send-pidfd NAME PID
  *                  sends a pidfd of PID over the abstract unix socket NAME,
  *                  as a service would hand one to a client.
+ *   pid-namespace COMMAND [ARG...]
+ *                  runs COMMAND as pid 2 of a new pid namespace with a /proc
+ *                  of its own (pid 1 reaps orphans), where a test can force
+ *                  pid reuse through ns_last_pid; exits with its status.
+ *                  Exits 77, saying why on stderr, where the namespace
+ *                  cannot be made (a container, a chroot, no privilege).
  *
  * Target commands: "exit N" exits with code N; "kill N" raises signal N.
  */
@@ -23,6 +31,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -34,7 +44,8 @@
 static int
 usage (void)
 {
-  fprintf (stderr, "usage: procwatch-test-helper child | parent | send-pidfd NAME PID\n");
+  fprintf (stderr, "usage: procwatch-test-helper child | child-ready | parent | send-pidfd NAME PID | "
+                   "pid-namespace COMMAND [ARG...]\n");
   return 2;
 }
 
@@ -191,6 +202,109 @@ send_pidfd (const char *name,
   return 0;
 }
 
+/* Exit status for "cannot be tested here", as automake's SKIP. */
+#define EXIT_SKIP 77
+
+static int
+skip (const char *what)
+{
+  fprintf (stderr, "%s: %s\n", what, strerror (errno));
+  return EXIT_SKIP;
+}
+
+static int
+write_file (const char *path,
+            const char *text)
+{
+  int fd = open (path, O_WRONLY | O_CLOEXEC);
+  ssize_t written;
+
+  if (fd < 0)
+    return -1;
+  written = write (fd, text, strlen (text));
+  close (fd);
+  return written == (ssize_t) strlen (text) ? 0 : -1;
+}
+
+/* Root, or the caller mapped to root in a new user namespace. */
+static int
+unshare_as_root (int flags)
+{
+  char map[64];
+
+  if (geteuid () == 0)
+    return unshare (flags);
+
+  if (unshare (CLONE_NEWUSER | flags) != 0)
+    return -1;
+
+  snprintf (map, sizeof map, "0 %u 1", (unsigned int) geteuid ());
+  if (write_file ("/proc/self/uid_map", map) != 0 ||
+      write_file ("/proc/self/setgroups", "deny") != 0)
+    return -1;
+  snprintf (map, sizeof map, "0 %u 1", (unsigned int) getegid ());
+  return write_file ("/proc/self/gid_map", map);
+}
+
+/* Waits for @pid, reaping any other process on the way; returns its exit
+ * status as a shell reports it. */
+static int
+reap_until (pid_t pid)
+{
+  pid_t reaped;
+  int status;
+
+  do
+    reaped = wait (&status);
+  while (reaped != pid && (reaped >= 0 || errno == EINTR));
+
+  if (reaped < 0)
+    return 1;
+  return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
+}
+
+static int
+run_in_pid_namespace (char *argv[])
+{
+  pid_t init;
+  pid_t runner;
+  int status;
+
+  if (unshare_as_root (CLONE_NEWPID | CLONE_NEWNS) != 0)
+    return skip ("unshare");
+
+  init = fork ();
+  if (init < 0)
+    return skip ("starting a process in the new pid namespace");
+
+  if (init > 0)
+    return reap_until (init);
+
+  /* pid 1: killing it ends the whole namespace, so nothing outlives a
+   * killed test. */
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+
+  /* A /proc of this namespace. Only /proc is made private: in a
+   * plain chroot "/" is no mount point, which MS_PRIVATE refuses. */
+  if (mount ("none", "/proc", "none", MS_REC | MS_PRIVATE, NULL) != 0)
+    _exit (skip ("making /proc private"));
+  if (mount ("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+    _exit (skip ("mounting /proc"));
+
+  runner = fork ();
+  if (runner < 0)
+    _exit (1);
+  if (runner == 0)
+    {
+      execvp (argv[0], argv);
+      perror (argv[0]);
+      _exit (127);
+    }
+
+  status = reap_until (runner);
+  _exit (status);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -198,11 +312,21 @@ main (int   argc,
   if (argc == 2 && strcmp (argv[1], "child") == 0)
     run_target (stdin);
 
+  if (argc == 2 && strcmp (argv[1], "child-ready") == 0)
+    {
+      printf ("%d\n", (int) getpid ());
+      fflush (stdout);
+      run_target (stdin);
+    }
+
   if (argc == 2 && strcmp (argv[1], "parent") == 0)
     return run_parent ();
 
   if (argc == 4 && strcmp (argv[1], "send-pidfd") == 0)
     return send_pidfd (argv[2], (pid_t) atoi (argv[3]));
+
+  if (argc >= 3 && strcmp (argv[1], "pid-namespace") == 0)
+    return run_in_pid_namespace (argv + 2);
 
   return usage ();
 }

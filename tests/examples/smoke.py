@@ -7,7 +7,7 @@
 #
 #   smoke.py watch WATCH WATCH_C README_MD
 #   smoke.py watch-vala WATCH_VALA
-#   smoke.py launcher PYTHON LAUNCHER_PY
+#   smoke.py launcher PYTHON LAUNCHER_PY PAGE_MD
 #   smoke.py launch-app PAGE_MD SOURCE COMMAND...
 #   smoke.py launch-desktop PAGE_MD SOURCE COMMAND...
 #   smoke.py getting-started PAGE_MD SOURCE COMMAND...
@@ -53,6 +53,18 @@ def assert_shown(source, page):
         text = file.read()
     block = re.compile('^```[a-z]*\n' + re.escape(code) + '```$', re.MULTILINE)
     assert block.search(text), f'{os.path.basename(page)} shows another {os.path.basename(source)}'
+
+
+def assert_excerpted(source, page, marker):
+    """The page's fenced block that contains @marker shows parts of the
+    program as they are: each run of lines between "..." lines is in it."""
+    with open(source) as file:
+        code = file.read()
+    with open(page) as file:
+        blocks = re.findall('^```[a-z]*\n(.*?)^```$', file.read(), re.MULTILINE | re.DOTALL)
+    block = next(block for block in blocks if marker in block)
+    for part in re.split('^ *\\.\\.\\.\n', block, flags=re.MULTILINE):
+        assert part in code, f'{os.path.basename(page)} shows another {os.path.basename(source)}'
 
 
 class Example(subprocess.Popen):
@@ -110,6 +122,27 @@ def smoke_launcher(start):
             finish(example)
 
 
+def smoke_launcher_interrupt(python, launcher):
+    """Ctrl-C stops the app: the launcher sends it SIGTERM through its
+    process object, then reports its end as any other."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    assert libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+
+    with Example([python, launcher, 'sh', '-c', 'exec sleep 1000']) as example:
+        line = example.stdout.readline().rstrip('\n')
+        print(line)
+        assert line.startswith('sh started as process '), f'unexpected "{line}"'
+        pid = int(line.rsplit(' ', 1)[1])
+
+        example.send_signal(signal.SIGINT)
+        expect_line(example, f'stopping sh (process {pid})')
+        expect_line(example, f'sh (process {pid}) has quit')
+        _, status = os.waitpid(pid, 0)
+        assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM
+        expect_line(example, f'sh (process {pid}) is gone: killed by signal {int(signal.SIGTERM)}')
+        finish(example)
+
+
 def desktop_file(directory, script):
     """A .desktop file whose app runs `sh -c script`. In Exec, `$` is escaped
     with a backslash, written doubled in the key file."""
@@ -164,7 +197,9 @@ def main(argv):
     elif argv[1] == 'watch-vala':
         smoke_watch(argv[2])
     elif argv[1] == 'launcher':
+        assert_excerpted(argv[3], argv[4], 'def on_interrupt')
         smoke_launcher(lambda script: ([argv[2], argv[3], 'sh', '-c', script], 'sh'))
+        smoke_launcher_interrupt(argv[2], argv[3])
     elif argv[1] == 'launch-app':
         assert_shown(argv[3], argv[2])
         smoke_launcher(lambda script: (argv[4:] + ['sh', '-c', script], 'sh'))

@@ -14,14 +14,16 @@ import System from 'system';
 
 // GLib 2.80 moved the Unix-only classes to GioUnix, and GJS 1.80+ warns
 // (fatally under G_DEBUG=fatal-warnings) when they are reached through Gio;
-// GLib 2.74 has no GioUnix. Touching Gio.UnixOutputStream only when
+// GLib 2.74 has no GioUnix. Touching Gio.Unix*Stream only when
 // GioUnix is missing keeps both quiet.
-const UnixOutputStream = await import('gi://GioUnix')
-    .then(module => module.default.OutputStream)
-    .catch(() => Gio.UnixOutputStream);
+const [UnixInputStream, UnixOutputStream] = await import('gi://GioUnix')
+    .then(module => [module.default.InputStream, module.default.OutputStream])
+    .catch(() => [Gio.UnixInputStream, Gio.UnixOutputStream]);
 
 Gio._promisify(Procwatch.ProcessMonitor.prototype, 'wait_async', 'wait_finish');
+Gio._promisify(Procwatch.Process.prototype, 'wait_async', 'wait_finish');
 Gio._promisify(Gio.Subprocess.prototype, 'wait_async', 'wait_finish');
+Gio._promisify(Gio.Subprocess.prototype, 'communicate_utf8_async', 'communicate_utf8_finish');
 Gio._promisify(Gio.DataInputStream.prototype, 'read_line_async', 'read_line_finish');
 Gio._promisify(Gio.SocketListener.prototype, 'accept_async', 'accept_finish');
 
@@ -35,6 +37,14 @@ export class AssertionError extends Error {
     constructor(message) {
         super(message);
         this.name = 'AssertionError';
+    }
+}
+
+// Thrown by a test that cannot run here; reported as a TAP skip.
+export class Skip extends Error {
+    constructor(reason) {
+        super(reason);
+        this.name = 'Skip';
     }
 }
 
@@ -110,13 +120,19 @@ async function readLine(stream) {
 }
 
 // A child of the test, spawned without GLib reaping it: the test decides
-// when, through a child watch added only then.
+// when, through a child watch added only then. Made once it runs the helper
+// program (it says so): its exec is over, its name is the helper's.
 export class Child {
     constructor() {
         const [, pid, stdin, stdout, stderr] = GLib.spawn_async_with_pipes(null,
-            [HELPER, 'child'], null, GLib.SpawnFlags.DO_NOT_REAP_CHILD, null);
-        GLib.close(stdout);
+            [HELPER, 'child-ready'], null, GLib.SpawnFlags.DO_NOT_REAP_CHILD, null);
         GLib.close(stderr);
+        const ready = new Gio.DataInputStream({
+            baseStream: new UnixInputStream({fd: stdout, closeFd: true}),
+        });
+        const [line] = ready.read_line(null);
+        ready.close(null);
+        assert(line !== null && parseInt(decoder.decode(line)) === pid, 'the child started');
         this.pid = pid;
         this._stdin = new UnixOutputStream({fd: stdin, closeFd: true});
         this._ended = false;
@@ -134,6 +150,12 @@ export class Child {
 
     kill(signal) {
         this.send(`kill ${signal}`);
+        this._ended = true;
+    }
+
+    // Says that the test has ended it by other means (a signal): close()
+    // must not write to a pipe nobody reads, which SIGPIPE would punish.
+    ended() {
         this._ended = true;
     }
 
@@ -258,6 +280,52 @@ export class Recorder {
     }
 }
 
+// Runs the GJS test file @path (its own TAP) as pid 2 of a new pid
+// namespace with its own /proc, where ns_last_pid forces pid reuse, with
+// @env added. Fails with its output if it fails; skips where the namespace
+// cannot be made.
+export async function runInPidNamespace(path, env = {}) {
+    const launcher = new Gio.SubprocessLauncher({
+        flags: Gio.SubprocessFlags.STDOUT_PIPE | Gio.SubprocessFlags.STDERR_PIPE,
+    });
+    for (const [key, value] of Object.entries(env))
+        launcher.setenv(key, value, true);
+    const gjs = GLib.file_read_link('/proc/self/exe');
+    const subprocess = launcher.spawnv([HELPER, 'pid-namespace', gjs, '-m', path]);
+    const [stdout, stderr] = await withTimeout(subprocess.communicate_utf8_async(null, null),
+        `${path} in a pid namespace`, TIMEOUT_MS * 4);
+    if (subprocess.get_if_exited() && subprocess.get_exit_status() === 77) {
+        throw new Skip(`cannot create a pid namespace with its own /proc here (${stderr.trim()}): ` +
+            'pid reuse cannot be forced');
+    }
+    assert(subprocess.get_successful(), `${path} failed in a pid namespace:\n${stdout}\n${stderr}`);
+    // Its own tests skipped, all of them: so is this.
+    const lines = stdout.split('\n');
+    if (!lines.some(line => line.startsWith('ok ') && !line.includes('# SKIP')))
+        throw new Skip(`skipped in the pid namespace: ${stdout}`);
+}
+
+// Writes @text to a file of /proc (no temporary file, no rename).
+export function writeProcFile(path, text) {
+    const stream = Gio.File.new_for_path(path).open_readwrite(null);
+    stream.get_output_stream().write_all(encoder.encode(text), null);
+    stream.close(null);
+}
+
+// A new Child with exactly the pid @pid, which must be free (in a pid
+// namespace of our own: ns_last_pid is writable).
+export async function childWithPid(pid) {
+    for (let attempt = 0; attempt < 10; attempt++) {
+        writeProcFile('/proc/sys/kernel/ns_last_pid', `${pid - 1}`);
+        const child = new Child();
+        if (child.pid === pid)
+            return child;
+        // Someone else forked in between: try again.
+        await child.close();
+    }
+    throw new AssertionError(`could not make a process with pid ${pid}`);
+}
+
 const tests = [];
 
 // Registers a test: @func gets a context whose make() creates processes
@@ -273,7 +341,14 @@ class Context {
         this._processes = [];
         // A function, so that tests can destructure it out of the context.
         this.make = async kind => {
-            const process = kind === Child ? new Child() : await NonChild.spawn();
+            // Child, NonChild, or a function making one.
+            let process;
+            if (kind === Child)
+                process = new Child();
+            else if (kind === NonChild)
+                process = await NonChild.spawn();
+            else
+                process = await kind();
             this._processes.push(process);
             return process;
         };
@@ -307,6 +382,8 @@ export async function run() {
 
         if (error === null) {
             print(`ok ${index + 1} ${name}`);
+        } else if (error instanceof Skip) {
+            print(`ok ${index + 1} ${name} # SKIP ${error.message.replace(/\n/g, ' ')}`);
         } else {
             failed++;
             print(`not ok ${index + 1} ${name}`);

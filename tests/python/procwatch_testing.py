@@ -5,8 +5,10 @@
 
 import os
 import subprocess
+import sys
 
-from gi.repository import GLib
+import pytest
+from gi.repository import Gio, GLib, Procwatch
 
 HELPER = os.environ['PROCWATCH_TEST_HELPER']
 TIMEOUT_SECONDS = 30
@@ -40,6 +42,105 @@ def drain():
         pass
 
 
+def assert_io_error(excinfo, code):
+    """The GLib.Error that pytest.raises() caught is @code of Gio.IOErrorEnum."""
+    error = excinfo.value
+    assert isinstance(error, GLib.Error)
+    assert error.matches(Gio.io_error_quark(), code), \
+        f'expected {code.value_nick}, got {error.domain} {error.code}: {error.message}'
+
+
+class Wait:
+    """One wait_async() call and what its callback got: of a monitor
+    (Wait(monitor, pid[, cancellable])) or of a process (Wait(process[,
+    cancellable]))."""
+
+    def __init__(self, source, *args):
+        self.done = False
+        self.process = None
+        self.error = None
+        if isinstance(source, Procwatch.ProcessMonitor) and len(args) == 1:
+            args += (None,)
+        elif isinstance(source, Procwatch.Process) and not args:
+            args = (None,)
+        source.wait_async(*args, self._on_done, 'user data')
+
+    def _on_done(self, source, result, user_data):
+        assert user_data == 'user data'
+        try:
+            returned = source.wait_finish(result)
+            # A monitor's wait returns the process, a process's true.
+            if isinstance(source, Procwatch.Process):
+                assert returned is True
+                returned = source
+            self.process = returned
+            self.state = self.process.props.state
+        except GLib.Error as error:
+            self.error = error
+        self.done = True
+
+    def finish(self):
+        run_until(lambda: self.done, 'the wait to finish')
+        return self
+
+
+ISOLATED = 'PROCWATCH_TEST_ISOLATED'
+
+
+def isolate(request, env=None, pid_namespace=False):
+    """Runs the calling test again, alone, in a new Python process: with
+    @env added to its environment (a backend is chosen once per process),
+    and with @pid_namespace as pid 2 of a new pid namespace with its own
+    /proc, where ns_last_pid can force pid reuse. Returns False in that new
+    process, where the test goes on; True in this one once it has passed
+    there (the caller returns). Skips where the namespace cannot be made."""
+    nodeid = request.node.nodeid
+    if os.environ.get(ISOLATED) == nodeid:
+        return False
+
+    command = [sys.executable, '-m', 'pytest', '-p', 'no:cacheprovider', '-q', '-rs', nodeid]
+    if pid_namespace:
+        command = [HELPER, 'pid-namespace'] + command
+    result = subprocess.run(command, cwd=request.config.rootpath, capture_output=True, text=True,
+                            env=dict(os.environ, **(env or {}), **{ISOLATED: nodeid}),
+                            timeout=TIMEOUT_SECONDS * 4)
+    if result.returncode == 77 and pid_namespace:
+        pytest.skip('cannot create a pid namespace with its own /proc here '
+                    f'({result.stderr.strip()}): pid reuse cannot be forced')
+    assert result.returncode == 0, \
+        f'the isolated run failed ({result.returncode}):\n{result.stdout}\n{result.stderr}'
+    if ' skipped' in result.stdout and ' passed' not in result.stdout:
+        pytest.skip(f'skipped when isolated:\n{result.stdout}')
+    return True
+
+
+def write_proc_file(path, text):
+    with open(path, 'w') as file:
+        file.write(text)
+
+
+class Shadow:
+    """A copy of the model kept only from items-changed, and the changes
+    seen since the last take()."""
+
+    def __init__(self, model):
+        self.model = model
+        self.items = [model.get_item(i) for i in range(model.get_n_items())]
+        self.changes = []
+        model.connect('items-changed', self._on_items_changed)
+
+    def _on_items_changed(self, model, position, removed, added):
+        assert position + removed <= len(self.items), 'removes items that are not there'
+        self.items[position:position + removed] = [model.get_item(i)
+                                                   for i in range(position, position + added)]
+        assert len(self.items) == model.get_n_items()
+        self.changes.append((position, removed, added))
+
+    def take(self):
+        changes, self.changes = self.changes, []
+        return changes
+
+
 class Helper:
     """A process of the helper program, which obeys commands on its stdin."""
 
@@ -59,11 +160,13 @@ class Helper:
 
 
 class Child(Helper):
-    """A child of the test, reaped when the test says so."""
+    """A child of the test, reaped when the test says so. Made once it runs
+    the helper program: its exec is over, and its name is the helper's."""
 
     def __init__(self):
-        super().__init__('child')
+        super().__init__('child-ready', stdout=subprocess.PIPE)
         self.pid = self.popen.pid
+        assert int(self.popen.stdout.readline()) == self.pid
 
     def reap(self):
         self.popen.stdin.close()
@@ -74,6 +177,20 @@ class Child(Helper):
             self.popen.kill()
             self.popen.stdin.close()
             self.popen.wait()
+        self.popen.stdout.close()
+
+
+def child_with_pid(pid):
+    """A new Child with exactly the pid @pid, which must be free (in a pid
+    namespace of our own, as isolate() makes: ns_last_pid is writable)."""
+    for _ in range(10):
+        write_proc_file('/proc/sys/kernel/ns_last_pid', str(pid - 1))
+        child = Child()
+        if child.pid == pid:
+            return child
+        # Someone else forked in between: try again.
+        child.close()
+    raise AssertionError(f'could not make a process with pid {pid}')
 
 
 class NonChild(Helper):

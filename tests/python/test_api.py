@@ -12,16 +12,9 @@ import pytest
 gi.require_version('Procwatch', '1.0')
 from gi.repository import Gio, GLib, Procwatch  # noqa: E402
 
-from procwatch_testing import Child, NonChild  # noqa: E402
+from procwatch_testing import Child, NonChild, assert_io_error  # noqa: E402
 
 State = Procwatch.ProcessState
-
-
-def assert_io_error(excinfo, code):
-    error = excinfo.value
-    assert isinstance(error, GLib.Error)
-    assert error.matches(Gio.io_error_quark(), code), \
-        f'expected {code.value_nick}, got {error.domain} {error.code}: {error.message}'
 
 
 def test_backend_is_a_string(monitor):

@@ -9,8 +9,7 @@ import pytest
 gi.require_version('Procwatch', '1.0')
 from gi.repository import Gio, GLib, Procwatch  # noqa: E402
 
-from procwatch_testing import Child, NonChild, drain  # noqa: E402
-from test_wait import Wait  # noqa: E402
+from procwatch_testing import Child, NonChild, Wait, drain  # noqa: E402
 
 
 def is_io_error(error, code):

@@ -12,32 +12,9 @@ import pytest
 gi.require_version('Procwatch', '1.0')
 from gi.repository import Gio, GLib, Procwatch  # noqa: E402
 
-from procwatch_testing import Child, NonChild, run_until  # noqa: E402
+from procwatch_testing import Child, NonChild, Wait, run_until  # noqa: E402
 
 State = Procwatch.ProcessState
-
-
-class Wait:
-    """One wait_async() call and what its callback got."""
-
-    def __init__(self, monitor, pid, cancellable=None):
-        self.done = False
-        self.process = None
-        self.error = None
-        monitor.wait_async(pid, cancellable, self._on_done, 'user data')
-
-    def _on_done(self, monitor, result, user_data):
-        assert user_data == 'user data'
-        try:
-            self.process = monitor.wait_finish(result)
-            self.state = self.process.props.state
-        except GLib.Error as error:
-            self.error = error
-        self.done = True
-
-    def finish(self):
-        run_until(lambda: self.done, 'the wait to finish')
-        return self
 
 
 @pytest.mark.parametrize('kind', [Child, NonChild])
