@@ -189,8 +189,8 @@ format_json (GString          *line,
   g_string_append_printf (line, ",\"monotonic_us\":%" G_GINT64_FORMAT ",\"event\":", monotonic);
   tool_json_append_string (line, event, -1);
   g_string_append_printf (line, ",\"pid\":%d,\"inode\":", (int) target->pid);
-  if (target->inode != 0)
-    g_string_append_printf (line, "%" G_GUINT64_FORMAT, target->inode);
+  if (procwatch_process_get_inode (process) != 0)
+    g_string_append_printf (line, "%" G_GUINT64_FORMAT, procwatch_process_get_inode (process));
   else
     g_string_append (line, "null");
 

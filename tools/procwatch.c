@@ -203,16 +203,18 @@ classify_error (const GError *error)
 
 static void
 report_watching (Tool             *tool,
-                 const ToolTarget *target)
+                 const ToolTarget *target,
+                 ProcwatchProcess *process)
 {
   g_autoptr(GString) line = g_string_new ("watching ");
+  guint64 inode = procwatch_process_get_inode (process);
 
   if (!tool->debug)
     return;
 
   g_string_append_printf (line, "%d", (int) target->pid);
-  if (target->inode != 0)
-    g_string_append_printf (line, ":%" G_GUINT64_FORMAT, target->inode);
+  if (inode != 0)
+    g_string_append_printf (line, ":%" G_GUINT64_FORMAT, inode);
   g_string_append_c (line, ' ');
   if (target->name != NULL)
     tool_append_escaped (line, target->name);
@@ -239,136 +241,61 @@ add_target (Tool             *tool,
     }
 
   target->n_args = 1;
-  report_watching (tool, target);
+  report_watching (tool, target, process);
   g_hash_table_insert (tool->targets, g_object_ref (process), g_memdup2 (target, sizeof *target));
 }
 
-/* Watches by number, leaving it to the library to find a way: for kernels or
- * sandboxes without pidfd_open, and for its precise errors. */
-static WatchResult
-watch_by_pid (Tool         *tool,
-              ToolTarget   *target,
-              GError      **error)
+/* With --debug, who has the pid that a PID:INODE named: the library said
+ * only that it is another process. Looked up by watching it for a moment,
+ * unless it is one of ours already. */
+static void
+report_stale_inode (Tool    *tool,
+                    GPid     pid,
+                    guint64  want_inode)
 {
-  g_autoptr(ProcwatchProcess) process = NULL;
+  g_autoptr(ProcwatchProcess) owner = NULL;
 
-  process = procwatch_process_monitor_watch_pid (tool->monitor, target->pid, error);
-  if (process == NULL)
-    {
-      g_clear_pointer (&target->name, g_free);
-      return classify_error (*error);
-    }
+  if (!tool->debug)
+    return;
 
-  if (target->name == NULL)
-    target->name = tool_read_comm (target->pid);
-  add_target (tool, process, target);
-  return WATCH_OK;
+  owner = procwatch_process_monitor_watch_pid (tool->monitor, pid, NULL);
+  if (owner == NULL || procwatch_process_get_inode (owner) == 0)
+    return;
+
+  debug (tool, "process %d:%" G_GUINT64_FORMAT " is gone: pid %d now belongs to another "
+         "process (%d:%" G_GUINT64_FORMAT ")", (int) pid, want_inode, (int) pid, (int) pid,
+         procwatch_process_get_inode (owner));
+
+  if (!g_hash_table_contains (tool->targets, owner))
+    procwatch_process_monitor_unwatch_process (tool->monitor, owner);
 }
 
-/* Why pidfd_open() failed for @pid, as the error and result of watching it.
- * With no PID:INODE to check, a process that may still be watched by number
- * (no pidfds here, or a thread) returns WATCH_OK with no error set. */
-static WatchResult
-pidfd_open_error (GPid      pid,
-                  guint64   want_inode,
-                  int       saved_errno,
-                  GError  **error)
+/* The library's name of @process is valid UTF-8, made so; event lines show
+ * a name's very bytes, escaped. Read again, they are that process's when
+ * they read as the library's name, which the library checked to be taken
+ * while the process held the pid. */
+static char *
+target_name (ProcwatchProcess *process,
+             GPid              pid)
 {
-  /* The messages are the errno's text, as waitpid(1) prints it after
-   * "could not open PID N: ". */
-  if (saved_errno == ESRCH)
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, g_strerror (ESRCH));
-      return WATCH_GONE;
-    }
+  const char *name = procwatch_process_get_name (process);
+  g_autofree char *raw = NULL;
+  g_autofree char *valid = NULL;
 
-  /* A PID:INODE cannot be checked without pidfds. */
-  if (want_inode != 0 && (saved_errno == ENOSYS || saved_errno == EPERM))
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                           g_strerror (saved_errno));
-      return WATCH_UNSUPPORTED;
-    }
+  if (name == NULL)
+    return NULL;
 
-  if (saved_errno == EMFILE || saved_errno == ENFILE || saved_errno == ENOMEM)
-    {
-      g_set_error_literal (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                           g_strerror (saved_errno));
-      return WATCH_FAILED;
-    }
+  raw = tool_read_comm (pid);
+  if (raw != NULL && strcmp ((valid = g_utf8_make_valid (raw, -1)), name) == 0)
+    return g_steal_pointer (&raw);
 
-  /* No pidfds here, or a thread: the library knows better. */
-  if (want_inode == 0)
-    return WATCH_OK;
-
-  g_set_error_literal (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                       g_strerror (saved_errno));
-  return WATCH_FAILED;
+  return g_strdup (name);
 }
 
-/* Reads the pidfs inode of @pidfd into @target and, for a PID:INODE,
- * checks that the pid still belongs to the process it names. */
-static WatchResult
-check_inode (Tool        *tool,
-             int          pidfd,
-             guint64      want_inode,
-             ToolTarget  *target,
-             GError     **error)
-{
-  gboolean has_inode = tool_pidfd_inode (pidfd, &target->inode);
-
-  if (want_inode != 0 && !has_inode)
-    {
-      /* Before Linux 6.9 every pidfd shares one inode: no identity. */
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, g_strerror (ENOTSUP));
-      return WATCH_UNSUPPORTED;
-    }
-
-  if (want_inode != 0 && target->inode != want_inode)
-    {
-      /* For waitpid(1) the process is gone; who has its pid now is ours. */
-      debug (tool, "process %d:%" G_GUINT64_FORMAT " is gone: pid %d now belongs to another "
-             "process (%d:%" G_GUINT64_FORMAT ")", (int) target->pid, want_inode,
-             (int) target->pid, (int) target->pid, target->inode);
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, g_strerror (ESRCH));
-      return WATCH_GONE;
-    }
-
-  return WATCH_OK;
-}
-
-/* Hands @pidfd to the monitor. A backend without pidfds watches by number
- * instead; the process is then checked to be the one the pidfd pins:
- * unreaped now, it owned the pid all along. */
-static ProcwatchProcess *
-watch_pidfd_or_pid (Tool     *tool,
-                    int       pidfd,
-                    GPid      pid,
-                    GError  **error)
-{
-  ProcwatchProcess *process;
-
-  process = procwatch_process_monitor_watch_pidfd (tool->monitor, pidfd, error);
-  if (process != NULL || !g_error_matches (*error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED))
-    return process;
-
-  g_clear_error (error);
-  process = procwatch_process_monitor_watch_pid (tool->monitor, pid, error);
-  if (process != NULL && !g_hash_table_contains (tool->targets, process) &&
-      tool_pidfd_is_reaped (pidfd))
-    {
-      procwatch_process_monitor_unwatch (tool->monitor, pid);
-      g_clear_object (&process);
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, g_strerror (ESRCH));
-    }
-
-  return process;
-}
-
-/* Opens the process's pidfd ourselves: the pidfs inode can then be checked
- * against PID:INODE before the library sees the process, with no window in
- * which the pid could be reused, and printed for --debug. @name, if not
- * NULL, is the process's name, known without reading /proc. */
+/* Watches @pid, or with a PID:INODE only the process that inode names: the
+ * library compares it on the very handle it then watches, so a pid reused
+ * in between is refused, not watched. @name, if not NULL, is the process's
+ * name, known without reading /proc. */
 static WatchResult
 open_target (Tool        *tool,
              GPid         pid,
@@ -377,45 +304,29 @@ open_target (Tool        *tool,
              GError     **error)
 {
   g_autoptr(ProcwatchProcess) process = NULL;
-  ToolTarget target = { pid, 0, NULL };
+  ToolTarget target = { pid, NULL, 0, FALSE };
   WatchResult result;
-  int fd;
 
-  fd = tool_pidfd_open (pid);
-  if (fd < 0)
+  if (want_inode != 0)
+    process = procwatch_process_monitor_watch_pid_inode (tool->monitor, pid, want_inode, error);
+  else
+    process = procwatch_process_monitor_watch_pid (tool->monitor, pid, error);
+
+  if (process == NULL)
     {
-      result = pidfd_open_error (pid, want_inode, errno, error);
-      if (result == WATCH_OK)
+      result = classify_error (*error);
+      if (result == WATCH_GONE)
         {
-          target.name = g_strdup (name);
-          return watch_by_pid (tool, &target, error);
+          if (want_inode != 0)
+            report_stale_inode (tool, pid, want_inode);
+          /* For waitpid(1) the process is gone, in its words. */
+          g_clear_error (error);
+          g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, g_strerror (ESRCH));
         }
       return result;
     }
 
-  result = check_inode (tool, fd, want_inode, &target, error);
-  if (result != WATCH_OK)
-    {
-      close (fd);
-      return result;
-    }
-
-  /* The name is read by number; it is the process's own only while the
-   * pidfd shows the pid still taken by it. */
-  if (name != NULL)
-    target.name = g_strdup (name);
-  else if ((target.name = tool_read_comm (pid)) != NULL && tool_pidfd_is_reaped (fd))
-    g_clear_pointer (&target.name, g_free);
-
-  process = watch_pidfd_or_pid (tool, fd, pid, error);
-  close (fd);
-
-  if (process == NULL)
-    {
-      g_free (target.name);
-      return classify_error (*error);
-    }
-
+  target.name = name != NULL ? g_strdup (name) : target_name (process, pid);
   add_target (tool, process, &target);
   return WATCH_OK;
 }
