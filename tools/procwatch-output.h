@@ -33,5 +33,11 @@ void  tool_print_event     (FILE             *out,
                             const char       *event,
                             const ToolTarget *target,
                             ProcwatchProcess *process);
+void  tool_print_signal    (FILE             *out,
+                            const ToolTarget *target,
+                            ProcwatchProcess *process,
+                            int               sig,
+                            const char       *why,
+                            const char       *error);
 
 G_END_DECLS

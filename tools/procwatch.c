@@ -44,14 +44,29 @@ typedef struct
   gboolean wait_reaped;
   gboolean allow_exited;
 
+  int timeout_signal;      /* -s: -1 none */
+  guint kill_after_ms;     /* -k: 0 none */
+  guint64 count;           /* -c: 0 all */
+  GPtrArray *order;        /* the watched processes, first watched first */
+
   guint needed;
   guint finished;
   gboolean done;
   gboolean failed;
+  gboolean timed_out;
+  gboolean kill_after_armed;
+  guint n_stopping;        /* signalled at the timeout, still awaited */
   int exit_code;
 
-  GPid command_pid;   /* 0 unless running a COMMAND */
+  ProcwatchProcess *command;   /* NULL unless running a COMMAND */
 } Tool;
+
+typedef enum
+{
+  SIGNAL_SENT,
+  SIGNAL_GONE,     /* it has exited already: nothing left to stop */
+  SIGNAL_FAILED,
+} SignalResult;
 
 typedef enum
 {
@@ -144,6 +159,18 @@ on_event (Tool             *tool,
   if (!final)
     return;
 
+  /* After the timeout, only the processes signalled then are awaited. */
+  if (tool->timed_out)
+    {
+      if (target->stopping)
+        {
+          target->stopping = FALSE;
+          if (--tool->n_stopping == 0)
+            finish (tool);
+        }
+      return;
+    }
+
   /* waitpid holds one pidfd per argument: a process named twice finishes
    * twice, and is counted twice. procwatch counts processes. */
   for (guint i = 0; i < (tool->waitpid_mode ? target->n_args : 1); i++)
@@ -174,6 +201,131 @@ on_reaped (ProcwatchProcessMonitor *monitor,
   on_event (tool, process, "reaped", tool->wait_reaped);
 }
 
+static guint count_needed (Tool    *tool,
+                           guint64  count);
+
+/* Stops waiting for a process that could not be signalled: it might never
+ * end. The exit status tells (1). */
+static void
+drop_target (Tool             *tool,
+             ProcwatchProcess *process)
+{
+  ToolTarget *target = g_hash_table_lookup (tool->targets, process);
+  gboolean was_stopping = target->stopping;
+
+  procwatch_process_monitor_unwatch_process (tool->monitor, process);
+  g_hash_table_remove (tool->targets, process);
+  tool->failed = TRUE;
+
+  if (tool->timed_out)
+    {
+      if (was_stopping && --tool->n_stopping == 0)
+        finish (tool);
+      return;
+    }
+
+  tool->needed = count_needed (tool, tool->count);
+  if (tool->needed > 0 && tool->finished >= tool->needed)
+    finish (tool);
+}
+
+/* Sends @sig to @process through the library: through its pidfd (or after
+ * re-checking its /proc handle), so never to a process that has its pid
+ * since. Each signal is a JSON record; a failure other than "it has
+ * exited already" is also an error. */
+static SignalResult
+signal_target (Tool             *tool,
+               ProcwatchProcess *process,
+               int               sig,
+               const char       *why)
+{
+  ToolTarget *target = g_hash_table_lookup (tool->targets, process);
+  g_autofree char *name = sig > 0 ? tool_signal_name (sig) : g_strdup ("signal 0");
+  g_autoptr(GError) error = NULL;
+  gboolean sent = procwatch_process_send_signal (process, sig, &error);
+
+  if (tool->json && !tool->done)
+    tool_print_signal (stdout, target, process, sig, why, sent ? NULL : error->message);
+
+  if (sent)
+    {
+      debug (tool, "sent %s to PID %d (%s)", name, (int) target->pid, why);
+      return SIGNAL_SENT;
+    }
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+    {
+      debug (tool, "PID %d has exited: %s not sent (%s)", (int) target->pid, name, why);
+      return SIGNAL_GONE;
+    }
+
+  tool_warn (_("cannot send %s to PID %d: %s"), name, (int) target->pid, error->message);
+  return SIGNAL_FAILED;
+}
+
+/* Sends @sig to every watched process still running, first watched first;
+ * with @stopping, they are then awaited after the timeout. One that
+ * cannot be signalled is given up. Returns how many were signalled. */
+static guint
+signal_running (Tool       *tool,
+                int         sig,
+                const char *why,
+                gboolean    stopping)
+{
+  guint n_sent = 0;
+  guint i;
+
+  for (i = 0; i < tool->order->len && !tool->done; i++)
+    {
+      ProcwatchProcess *process = g_ptr_array_index (tool->order, i);
+      ToolTarget *target = g_hash_table_lookup (tool->targets, process);
+
+      if (target == NULL || procwatch_process_get_state (process) != PROCWATCH_PROCESS_STATE_RUNNING)
+        continue;
+
+      switch (signal_target (tool, process, sig, why))
+        {
+        case SIGNAL_SENT:
+          n_sent++;
+          if (stopping && !target->stopping)
+            {
+              target->stopping = TRUE;
+              tool->n_stopping++;
+            }
+          break;
+        case SIGNAL_FAILED:
+          drop_target (tool, process);
+          break;
+        case SIGNAL_GONE:
+        default:
+          break;
+        }
+    }
+
+  return n_sent;
+}
+
+static gboolean
+on_kill_after (gpointer user_data)
+{
+  Tool *tool = user_data;
+
+  signal_running (tool, SIGKILL, "kill-after", FALSE);
+  return G_SOURCE_REMOVE;
+}
+
+/* -k: KILL for whoever still runs some time after the first signal. Armed
+ * once, as timeout(1) does: a later signal does not put it off. */
+static void
+arm_kill_after (Tool *tool)
+{
+  if (tool->kill_after_ms == 0 || tool->kill_after_armed)
+    return;
+
+  tool->kill_after_armed = TRUE;
+  g_timeout_add (tool->kill_after_ms, on_kill_after, tool);
+}
+
 static gboolean
 on_timeout (gpointer user_data)
 {
@@ -181,13 +333,17 @@ on_timeout (gpointer user_data)
 
   verbose_line (tool, _("Timeout expired"));
 
-  /* Like timeout(1), a command that outlives the time is asked to stop;
-   * procwatch does not wait for it. */
-  if (tool->command_pid > 0)
-    kill (tool->command_pid, SIGTERM);
+  tool->timed_out = TRUE;
+  tool->exit_code = tool->command != NULL ? TOOL_EXIT_COMMAND_TIMEOUT : TOOL_EXIT_TIMEOUT;
 
-  tool->exit_code = TOOL_EXIT_TIMEOUT;
-  finish (tool);
+  /* As timeout(1): with -s (with a COMMAND, TERM by default), the
+   * processes still running are signalled and waited for; -k makes sure
+   * they end. */
+  if (tool->timeout_signal >= 0 && signal_running (tool, tool->timeout_signal, "timeout", TRUE) > 0)
+    arm_kill_after (tool);
+
+  if (tool->n_stopping == 0)
+    finish (tool);
   return G_SOURCE_REMOVE;
 }
 
@@ -243,6 +399,7 @@ add_target (Tool             *tool,
   target->n_args = 1;
   report_watching (tool, target, process);
   g_hash_table_insert (tool->targets, g_object_ref (process), g_memdup2 (target, sizeof *target));
+  g_ptr_array_add (tool->order, g_object_ref (process));
 }
 
 /* With --debug, who has the pid that a PID:INODE named: the library said
@@ -379,33 +536,38 @@ on_command_exited (ProcwatchProcessMonitor *monitor,
                    Tool                    *tool)
 {
   GPid pid = procwatch_process_get_pid (process);
+  gboolean known = TRUE;
   int wait_status = 0;
   pid_t ret;
 
-  if (pid != tool->command_pid)
+  if (process != tool->command)
     return;
 
   do
     ret = waitpid (pid, &wait_status, 0);
   while (ret < 0 && errno == EINTR);
 
-  if (ret == pid)
-    tool->exit_code = status_to_exit_code (wait_status);
-  else if (procwatch_process_has_status (process))
-    tool->exit_code = status_to_exit_code (procwatch_process_get_status (process));
+  if (ret != pid && (known = procwatch_process_has_status (process)))
+    wait_status = procwatch_process_get_status (process);
+
+  /* timeout(1)'s: once the time is up, 124, unless KILL ended it. */
+  if (tool->timed_out)
+    tool->exit_code = known && WIFSIGNALED (wait_status) && WTERMSIG (wait_status) == SIGKILL
+                      ? 128 + SIGKILL : TOOL_EXIT_COMMAND_TIMEOUT;
   else
-    tool->exit_code = TOOL_EXIT_FAILURE;
+    tool->exit_code = known ? status_to_exit_code (wait_status) : TOOL_EXIT_FAILURE;
 }
 
 /* A supervisor stopping procwatch means to stop the command: passed on, as
- * timeout(1) does; the command's end then ends procwatch. SIGINT from a
- * terminal reaches the whole process group already. */
+ * timeout(1) does, -k then following; the command's end then ends
+ * procwatch. SIGINT from a terminal reaches the whole process group
+ * already. */
 static void
 forward_signal (Tool *tool,
                 int   sig)
 {
-  if (tool->command_pid > 0)
-    kill (tool->command_pid, sig);
+  if (tool->command != NULL && signal_target (tool, tool->command, sig, "forward") == SIGNAL_SENT)
+    arm_kill_after (tool);
 }
 
 static gboolean
@@ -440,6 +602,7 @@ run_command (Tool   *tool,
              char  **command_argv)
 {
   g_autoptr(GError) error = NULL;
+  g_autoptr(ProcwatchProcess) command = NULL;
   g_autofree char *name = NULL;
   GPid pid;
 
@@ -458,7 +621,6 @@ run_command (Tool   *tool,
       return g_error_matches (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT) ? 127 : 126;
     }
 
-  tool->command_pid = pid;
   g_signal_connect_after (tool->monitor, "exited", G_CALLBACK (on_command_exited), tool);
 
   name = command_name (command_argv[0]);
@@ -473,6 +635,8 @@ run_command (Tool   *tool,
                                                                            : TOOL_EXIT_FAILURE;
     }
 
+  command = procwatch_process_monitor_lookup (tool->monitor, pid);
+  tool->command = command;
   tool->needed = 1;
   g_main_loop_run (tool->loop);
 
@@ -721,7 +885,14 @@ watch_processes (Tool        *tool,
     return exit_code;
 
   tool->needed = count_needed (tool, options->count);
-  if (tool->needed > 0)
+
+  /* --send: each process is held before any is signalled, so none can be
+   * mistaken for a process that took its pid since. */
+  if (options->send_signal >= 0 &&
+      signal_running (tool, options->send_signal, "send", FALSE) > 0)
+    arm_kill_after (tool);
+
+  if (tool->needed > 0 && !tool->done)
     g_main_loop_run (tool->loop);
 
   if (tool->exit_code != TOOL_EXIT_OK)
@@ -772,6 +943,7 @@ main (int   argc,
   g_autoptr(ProcwatchProcessMonitor) monitor = NULL;
   g_autoptr(GMainLoop) loop = NULL;
   g_autoptr(GHashTable) targets = NULL;
+  g_autoptr(GPtrArray) order = g_ptr_array_new_with_free_func (g_object_unref);
   Tool tool = { 0 };
   int exit_code;
 
@@ -799,6 +971,10 @@ main (int   argc,
   tool.debug = options.debug;
   tool.wait_reaped = options.wait_reaped;
   tool.allow_exited = options.allow_exited;
+  tool.timeout_signal = options.timeout_signal;
+  tool.kill_after_ms = options.kill_after_ms;
+  tool.count = options.count;
+  tool.order = order;
 
   return run (&tool, &options);
 }
