@@ -56,17 +56,35 @@ def still_running(proc):
         return f.read().rsplit(')', 1)[1].split()[0] != 'Z'
 
 
-def read_record(tool):
-    ready, _, _ = select.select([tool.stdout], [], [], DEADLINE)
-    assert ready, 'procwatch printed nothing within %d s' % DEADLINE
-    line = tool.stdout.readline()
-    assert line, 'procwatch ended early: %r' % tool.stderr.read()
-    return json.loads(line)
+class Records:
+    """procwatch's JSON lines, read from the pipe with a deadline; nothing
+    is buffered where select() cannot see it."""
 
+    def __init__(self, tool):
+        self.tool = tool
+        self.buffer = b''
 
-def nothing_printed_yet(tool):
-    ready, _, _ = select.select([tool.stdout], [], [], 0)
-    return not ready and tool.poll() is None
+    def _fill(self, timeout):
+        ready, _, _ = select.select([self.tool.stdout], [], [], timeout)
+        chunk = os.read(self.tool.stdout.fileno(), 65536) if ready else b''
+        self.buffer += chunk
+        return bool(chunk)
+
+    def next(self):
+        while b'\n' not in self.buffer:
+            assert self._fill(DEADLINE), 'procwatch printed nothing more: %r' % self.buffer
+        line, self.buffer = self.buffer.split(b'\n', 1)
+        return json.loads(line)
+
+    def nothing_yet(self):
+        """Nothing printed, and still running."""
+        self._fill(0)
+        return self.buffer == b'' and self.tool.poll() is None
+
+    def rest(self):
+        while self._fill(DEADLINE):
+            pass
+        return [json.loads(line) for line in self.buffer.splitlines()]
 
 
 def pinned_then_reused():
@@ -97,22 +115,23 @@ def reused_while_selected(options, expect_status):
     a = sleeper()
     b = term_ignorer()
     tool = subprocess.Popen([TOOL, '--json', *options, str(a.pid), str(b.pid)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out = Records(tool)
     records = []
     if '--send' in options:
         # TERM went to both now; a ends of it, b ignores it.
-        records += [read_record(tool), read_record(tool)]
+        records += [out.next(), out.next()]
         assert [(r['event'], r['pid'], r['why']) for r in records] == [
             ('signal', a.pid, 'send'), ('signal', b.pid, 'send')], records
     else:
         a.kill()
-    records.append(read_record(tool))
+    records.append(out.next())
     assert (records[-1]['event'], records[-1]['pid']) == ('exited', a.pid), records
     a.wait()
     c = reuse(a.pid)
-    assert nothing_printed_yet(tool), ('procwatch went on before the pid was reused: %r, %r'
-                                       % (records, tool.stdout.readline()))
-    records += [json.loads(line) for line in tool.stdout]
+    assert out.nothing_yet(), ('procwatch went on before the pid was reused: %r, %r'
+                               % (records, out.buffer))
+    records += out.rest()
     status = tool.wait(DEADLINE)
     assert status == expect_status, (status, tool.stderr.read())
     assert still_running(c), 'the new owner of pid %d was signalled' % c.pid

@@ -325,3 +325,19 @@ def test_reused_pid_is_never_signalled():
         pytest.skip('no private pid namespace here: %s' % proc.stderr.strip())
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.splitlines()[1:] == ['ok pinned', 'ok timeout', 'ok kill-after']
+
+
+def test_help_and_man_page_document_the_signal_options():
+    _, out, _ = run('--help')
+    for option in ['--send=SIGNAL', '-s, --signal=SIGNAL', '-k, --kill-after=DURATION']:
+        assert option in out, option
+    assert '124' in out and '137' in out
+    man_page = os.environ.get('PROCWATCH_MAN_PAGE')
+    if not man_page or not os.path.exists(man_page):
+        pytest.skip('man page path not given')
+    with open(man_page, encoding='utf-8') as f:
+        page = f.read().replace('\\-', '-')
+    for key in SIGNAL_KEYS[len(JSON_KEYS) - 1:]:
+        assert '.B %s\n' % key in page, key
+    for status in ['124', '137', '125']:
+        assert status in page, status
