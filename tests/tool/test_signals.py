@@ -60,6 +60,25 @@ def signal_record(line, pid, why, signame, error=None):
     return obj
 
 
+def records_until_exited(tool, pids):
+    """procwatch's JSON records until each of @pids has exited, by pid:
+    their order across processes depends on the scheduler, not on us."""
+    by_pid = {pid: [] for pid in pids}
+    waiting = set(pids)
+    while waiting:
+        record = json.loads(tool.line())
+        by_pid[record['pid']].append(record)
+        if record['event'] == 'exited':
+            waiting.discard(record['pid'])
+    return by_pid
+
+
+def sent(records):
+    """(why, signal name) of each signal that was sent."""
+    return [(r['why'], r['signal_name']) for r in records
+            if r['event'] == 'signal' and r['error'] is None]
+
+
 # --send ---------------------------------------------------------------------
 
 def test_send_term_ends_children_and_non_children(procs):
@@ -106,9 +125,11 @@ def test_send_kill_after_kills_what_ignores_term(procs, tools):
     tool = tools('--json', '--send', 'TERM', '-k', '0.2', stubborn.pid, plain.pid)
     signal_record(tool.line(), stubborn.pid, 'send', 'SIGTERM')
     signal_record(tool.line(), plain.pid, 'send', 'SIGTERM')
-    assert json.loads(tool.line())['pid'] == plain.pid
-    signal_record(tool.line(), stubborn.pid, 'kill-after', 'SIGKILL')
-    assert json.loads(tool.line())['pid'] == stubborn.pid
+    records = records_until_exited(tool, [stubborn.pid, plain.pid])
+    assert sent(records[stubborn.pid]) == [('kill-after', 'SIGKILL')]
+    # Ended by TERM at once; a KILL would only be tried if the exit was not
+    # seen within the 0.2 s, and then refused as gone.
+    assert sent(records[plain.pid]) == []
     # Every process exited: 0, however they ended.
     assert tool.finish() == (0, [], [])
     assert (stubborn.wait(), plain.wait()) == (-signal.SIGKILL, -signal.SIGTERM)
@@ -154,9 +175,9 @@ def test_timeout_signal_then_kill_after(procs, tools):
     tool = tools('--json', '-t', '0.2', '-s', 'TERM', '-k', '0.2', stubborn.pid, plain.pid)
     signal_record(tool.line(), stubborn.pid, 'timeout', 'SIGTERM')
     signal_record(tool.line(), plain.pid, 'timeout', 'SIGTERM')
-    assert json.loads(tool.line())['pid'] == plain.pid
-    signal_record(tool.line(), stubborn.pid, 'kill-after', 'SIGKILL')
-    assert json.loads(tool.line())['pid'] == stubborn.pid
+    records = records_until_exited(tool, [stubborn.pid, plain.pid])
+    assert sent(records[stubborn.pid]) == [('kill-after', 'SIGKILL')]
+    assert sent(records[plain.pid]) == []
     assert tool.finish() == (3, [], [])
     assert (stubborn.wait(), plain.wait()) == (-signal.SIGKILL, -signal.SIGTERM)
 
@@ -170,11 +191,11 @@ def test_timeout_without_signal_leaves_pids_alone(procs):
 def test_timeout_signal_only_to_those_still_running(procs, tools):
     done = procs()
     running = procs()
-    tool = tools('--json', '-t', '1', '-s', 'KILL', done.pid, running.pid)
+    tool = tools('--json', '-t', '2', '-s', 'KILL', done.pid, running.pid)
     done.kill()
-    assert json.loads(tool.line())['pid'] == done.pid
-    signal_record(tool.line(), running.pid, 'timeout', 'SIGKILL')
-    assert json.loads(tool.line())['pid'] == running.pid
+    records = records_until_exited(tool, [done.pid, running.pid])
+    assert sent(records[done.pid]) == []
+    assert sent(records[running.pid]) == [('timeout', 'SIGKILL')]
     assert tool.finish() == (3, [], [])
 
 
@@ -201,7 +222,7 @@ COMMAND_HANDLING_TERM = [sys.executable, '-c',
     (['-t', '0.5'], COMMAND_HANDLING_TERM, 124),
     # KILL ends it: 137.
     (['-t', '0.1', '-s', 'KILL'], ['sleep', '300'], 137),
-    (['-t', '0.2', '-s', 'TERM', '-k', '0.1'], SLEEP_IGNORING_TERM, 137),
+    (['-t', '0.5', '-s', 'TERM', '-k', '0.1'], SLEEP_IGNORING_TERM, 137),
     # It ends before the timeout: its own status.
     (['-t', '60', '-s', 'KILL', '-k', '1'], ['sh', '-c', 'exit 7'], 7),
 ])
@@ -219,9 +240,9 @@ def test_command_statuses_as_timeout(options, command, expect):
 
 
 def test_command_json_records_the_timeout_signals():
-    status, out, err = run('--json', '-t', '0.1', '-k', '0.1', '--', *COMMAND_IGNORING_TERM)
+    status, out, err = run('--json', '-t', '0.5', '-k', '0.1', '--', *SLEEP_IGNORING_TERM)
     assert (status, err) == (137, '')
-    records = [json.loads(line) for line in out.splitlines() if line.startswith('{')]
+    records = [json.loads(line) for line in out.splitlines()]
     assert [(r['event'], r.get('why'), r.get('signal_name')) for r in records] == [
         ('signal', 'timeout', 'SIGTERM'), ('signal', 'kill-after', 'SIGKILL'),
         ('exited', None, None)]
