@@ -119,19 +119,24 @@ def test_send_to_a_process_that_ignores_it_then_waits(procs, tools):
     assert tool.finish() == (0, [], [])
 
 
-def test_send_kill_after_kills_what_ignores_term(procs, tools):
+@pytest.mark.parametrize('options, why, expect', [
+    # TERM now; KILL 0.2 s later to what still runs; every process exited: 0.
+    (['--send', 'TERM', '-k', '0.2'], 'send', 0),
+    # TERM at the timeout, KILL 0.2 s later; the timeout expired: 3.
+    (['-t', '0.2', '-s', 'TERM', '-k', '0.2'], 'timeout', 3),
+])
+def test_kill_after_kills_what_ignores_term(procs, tools, options, why, expect):
     stubborn = term_ignorer(procs)
     plain = procs()
-    tool = tools('--json', '--send', 'TERM', '-k', '0.2', stubborn.pid, plain.pid)
-    signal_record(tool.line(), stubborn.pid, 'send', 'SIGTERM')
-    signal_record(tool.line(), plain.pid, 'send', 'SIGTERM')
+    tool = tools('--json', *options, stubborn.pid, plain.pid)
+    signal_record(tool.line(), stubborn.pid, why, 'SIGTERM')
+    signal_record(tool.line(), plain.pid, why, 'SIGTERM')
     records = records_until_exited(tool, [stubborn.pid, plain.pid])
     assert sent(records[stubborn.pid]) == [('kill-after', 'SIGKILL')]
     # Ended by TERM at once; a KILL would only be tried if the exit was not
     # seen within the 0.2 s, and then refused as gone.
     assert sent(records[plain.pid]) == []
-    # Every process exited: 0, however they ended.
-    assert tool.finish() == (0, [], [])
+    assert tool.finish() == (expect, [], [])
     assert (stubborn.wait(), plain.wait()) == (-signal.SIGKILL, -signal.SIGTERM)
 
 
@@ -166,21 +171,6 @@ def test_send_that_fails_is_not_waited_for(procs):
 
 
 # -s/--signal at the timeout, and -k ------------------------------------------
-
-def test_timeout_signal_then_kill_after(procs, tools):
-    """-t T -s TERM -k D: TERM at T to both; the one ignoring it gets KILL
-    at T+D; exit status 3, the timeout having expired."""
-    stubborn = term_ignorer(procs)
-    plain = procs()
-    tool = tools('--json', '-t', '0.2', '-s', 'TERM', '-k', '0.2', stubborn.pid, plain.pid)
-    signal_record(tool.line(), stubborn.pid, 'timeout', 'SIGTERM')
-    signal_record(tool.line(), plain.pid, 'timeout', 'SIGTERM')
-    records = records_until_exited(tool, [stubborn.pid, plain.pid])
-    assert sent(records[stubborn.pid]) == [('kill-after', 'SIGKILL')]
-    assert sent(records[plain.pid]) == []
-    assert tool.finish() == (3, [], [])
-    assert (stubborn.wait(), plain.wait()) == (-signal.SIGKILL, -signal.SIGTERM)
-
 
 def test_timeout_without_signal_leaves_pids_alone(procs):
     target = procs()
