@@ -4,8 +4,9 @@
  * procwatch: wait for any processes to exit (and be reaped), printing one
  * line per event. A superset of util-linux waitpid(1) — same options, same
  * messages and exit statuses, PID:INODE; run as "waitpid", it is that tool —
- * with pidwait(1)'s selection by name and timeout(1)'s way of running a
- * command.
+ * with pidwait(1)'s selection by name, timeout(1)'s way of running a
+ * command, and timeout(1)'s signals for stopping processes and waiting for
+ * them (--send, -s, -k) without ever signalling a reused pid.
  */
 
 #include <errno.h>
@@ -229,10 +230,10 @@ drop_target (Tool             *tool,
     finish (tool);
 }
 
-/* Sends @sig to @process through the library: through its pidfd (or after
- * re-checking its /proc handle), so never to a process that has its pid
- * since. Each signal is a JSON record; a failure other than "it has
- * exited already" is also an error. */
+/* Sends @sig to @process through the library: through its pidfd, so never
+ * to a process that has its pid since (without pidfds the library re-checks
+ * the pid just before kill(), a window of microseconds). Each signal is a
+ * JSON record; a failure other than "it has exited already" is an error. */
 static SignalResult
 signal_target (Tool             *tool,
                ProcwatchProcess *process,
