@@ -328,7 +328,8 @@ def test_reused_pid_is_never_signalled():
     if not shutil.which('unshare'):
         pytest.skip('unshare(1) is missing')
     userns = [] if os.geteuid() == 0 else ['--user', '--map-root-user']
-    proc = subprocess.run(['unshare', *userns, '--pid', '--fork', '--mount-proc',
+    # --kill-child: a run that times out takes its namespace with it.
+    proc = subprocess.run(['unshare', *userns, '--pid', '--fork', '--kill-child', '--mount-proc',
                            '--propagation', 'unchanged',
                            sys.executable, REUSE_HELPER, TOOL, '1' if inodes_known() else '0'],
                           capture_output=True, text=True, timeout=60)
