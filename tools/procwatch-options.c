@@ -17,8 +17,10 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include <glib/gi18n.h>
 #include <gio-procwatch/procwatch.h>
@@ -32,6 +34,7 @@ enum
   OPT_REAPED = 256,
   OPT_JSON,
   OPT_DEBUG,
+  OPT_SEND,
 };
 
 static const struct option procwatch_longopts[] = {
@@ -47,6 +50,9 @@ static const struct option procwatch_longopts[] = {
   { "quiet",       no_argument,       NULL, 'q' },
   { "verbose",     no_argument,       NULL, 'v' },
   { "debug",       no_argument,       NULL, OPT_DEBUG },
+  { "send",        required_argument, NULL, OPT_SEND },
+  { "signal",      required_argument, NULL, 's' },
+  { "kill-after",  required_argument, NULL, 'k' },
   { "version",     no_argument,       NULL, 'V' },
   { "help",        no_argument,       NULL, 'h' },
   { NULL, 0, NULL, 0 }
@@ -76,6 +82,13 @@ static const char *const procwatch_help[] = {
      "  -f, --full             match PATTERN against the full command line\n"
      "  -x, --exact            match PATTERN against the whole name only\n"
      "  -i, --ignore-case      match PATTERN ignoring case\n"),
+  N_("      --send=SIGNAL      send SIGNAL to each process first, then wait\n"
+     "  -s, --signal=SIGNAL    when the timeout expires, send SIGNAL to the\n"
+     "                         processes still running and wait for them\n"
+     "                         (TERM by default with a COMMAND)\n"
+     "  -k, --kill-after=DURATION\n"
+     "                         send KILL to the processes still running DURATION\n"
+     "                         after --send or --signal sent a signal\n"),
   N_("      --json             print events as JSON Lines\n"
      "  -q, --quiet            print no events, as waitpid(1)\n"
      "  -v, --verbose          what waitpid -v prints: \"PID N finished\" and\n"
@@ -99,18 +112,22 @@ static const char *const procwatch_help[] = {
      "name (comm), as pgrep(1) and pidwait(1) do; --name may be given many times.\n"),
   N_("\nPID:INODE, as printed by --debug or lsfd, pins a process by its pidfs inode\n"
      "(Linux 6.9+): if the pid now belongs to another process, it is refused.\n"),
+  N_("\nSIGNAL is a name or number as kill(1) and timeout(1) take it: TERM, SIGTERM,\n"
+     "15, RTMIN+1. Signals are sent through pidfds: never to a reused pid.\n"
+     "SECONDS and DURATION may end in s, m, h or d, as timeout(1)'s DURATION.\n"),
   N_("\nWith -- COMMAND, runs COMMAND and watches it; COMMAND's exit status becomes\n"
      "procwatch's (128+N if killed by signal N). SIGTERM and SIGHUP sent to\n"
-     "procwatch are passed on to it. On timeout COMMAND gets SIGTERM and procwatch\n"
-     "exits 3 without waiting for it.\n"),
+     "procwatch are passed on to it. On timeout COMMAND gets the --signal (TERM)\n"
+     "and procwatch waits for it, as timeout(1) does.\n"),
   N_("\nRun as \"waitpid\" (a link), it is util-linux waitpid(1): its options only,\n"
      "no event lines, its messages and exit statuses.\n"),
   N_("\nExit status:\n"
      "  0  every watched process exited (or N of them, with --count)\n"
      "  1  failure: a process cannot be watched or does not exist, or bad usage\n"
      "  2  the kernel lacks what is needed (pidfds; pidfs for PID:INODE)\n"
-     "  3  the timeout expired\n"
-     "  With -- COMMAND: COMMAND's status; 126 if it cannot be run, 127 if not found.\n"),
+     "  3  the timeout expired (also when --signal then ended the processes)\n"
+     "  With -- COMMAND: COMMAND's status; 124 if the timeout expired (137 if KILL\n"
+     "  then ended it), 126 if it cannot be run, 127 if not found.\n"),
   N_("\nSee procwatch(1) for the JSON keys and more.\n"),
 };
 
@@ -211,27 +228,139 @@ number_error (const char *what,
   return TOOL_EXIT_FAILURE;
 }
 
+/* The seconds in one of timeout(1)'s DURATION suffixes (seconds,
+ * minutes, hours, days); 0 for anything else. */
+static long double
+suffix_seconds (const char *suffix)
+{
+  static const char suffixes[] = "smhd";
+  static const long double factors[] = { 1, 60, 60 * 60, 24 * 60 * 60 };
+  const char *found = strchr (suffixes, suffix[0]);
+
+  if (suffix[0] == '\0' || suffix[1] != '\0' || found == NULL)
+    return 0;
+  return factors[found - suffixes];
+}
+
+/* SECONDS as waitpid(1) reads them or, with @suffixes, a DURATION as
+ * timeout(1) reads it ("1.5", "2m"). @what names it in an error. */
 static int
-parse_timeout (const char *text,
-               guint      *milliseconds)
+parse_duration (const char *text,
+                const char *what,
+                gboolean    suffixes,
+                guint      *milliseconds)
 {
   long double seconds = 0;
+  long double factor = 1;
   char *end = NULL;
 
   errno = 0;
   if (*text != '\0')
     seconds = strtold (text, &end);
+  if (suffixes && errno == 0 && end != NULL && end != text && *end != '\0' &&
+      (factor = suffix_seconds (end)) != 0)
+    end++;
   if (*text == '\0' || (errno == 0 && (end == text || *end != '\0')))
     errno = EINVAL;
   /* waitpid's timer would refuse these later, less clearly. */
   if (errno == 0 && (!isfinite ((double) seconds) || seconds < 0))
     errno = EINVAL;
   if (errno != 0)
-    return number_error (_("invalid timeout"), text, errno);
+    return number_error (what, text, errno);
 
   /* Rounded up, so that a small timeout is never none; 0 means none. */
-  *milliseconds = (guint) MIN (ceill (seconds * 1000.0L), (long double) G_MAXUINT);
+  *milliseconds = (guint) MIN (ceill (seconds * factor * 1000.0L), (long double) G_MAXUINT);
   return -1;
+}
+
+/* The signals glibc knows by other names too, as kill -l lists them. */
+static const struct
+{
+  const char *name;
+  int signum;
+} signal_aliases[] = {
+  { "IOT", SIGABRT },
+  { "CLD", SIGCHLD },
+  { "POLL", SIGIO },
+};
+
+/* "RTMIN", "RTMIN+N", "RTMAX", "RTMAX-N": the real-time signals, which
+ * glibc numbers from SIGRTMIN on. -1 if @name is none of them. */
+static int
+realtime_signal (const char *name)
+{
+  gboolean from_min = g_ascii_strncasecmp (name, "RTMIN", 5) == 0;
+  const char *offset = name + 5;
+  char *end = NULL;
+  long n = 0;
+
+  if (!from_min && g_ascii_strncasecmp (name, "RTMAX", 5) != 0)
+    return -1;
+
+  if (*offset != '\0')
+    {
+      if (*offset != (from_min ? '+' : '-') || !g_ascii_isdigit (offset[1]))
+        return -1;
+      errno = 0;
+      n = strtol (offset + 1, &end, 10);
+      if (errno != 0 || *end != '\0' || n > SIGRTMAX - SIGRTMIN)
+        return -1;
+    }
+
+  return from_min ? SIGRTMIN + (int) n : SIGRTMAX - (int) n;
+}
+
+/* A SIGNAL as kill(1) and timeout(1) take it: a name in any case, with or
+ * without "SIG" (TERM, sigterm, SIGRTMIN+2), or a number (15). A number
+ * past 128 is read as a shell's status for the signal (143 is TERM), as
+ * timeout(1) reads it. -1 if it is none. */
+static int
+signal_number (const char *text)
+{
+  const char *name = text;
+  int signum = -1;
+  guint i;
+
+  if (g_ascii_strncasecmp (name, "SIG", 3) == 0 && name[3] != '\0')
+    name += 3;
+
+  if (g_ascii_isdigit (*name))
+    {
+      char *end = NULL;
+      long value;
+
+      errno = 0;
+      value = strtol (name, &end, 10);
+      if (errno != 0 || *end != '\0' || value > G_MAXINT)
+        return -1;
+      signum = WIFSIGNALED ((int) value) ? WTERMSIG ((int) value) : (int) value;
+    }
+  else
+    {
+      for (i = 1; i < NSIG && signum < 0; i++)
+        if (sigabbrev_np (i) != NULL && g_ascii_strcasecmp (sigabbrev_np (i), name) == 0)
+          signum = i;
+      for (i = 0; i < G_N_ELEMENTS (signal_aliases) && signum < 0; i++)
+        if (g_ascii_strcasecmp (signal_aliases[i].name, name) == 0)
+          signum = signal_aliases[i].signum;
+      if (signum < 0)
+        signum = realtime_signal (name);
+    }
+
+  return signum >= 0 && signum <= SIGRTMAX ? signum : -1;
+}
+
+static int
+parse_signal (const char *text,
+              int        *signum)
+{
+  *signum = signal_number (text);
+  if (*signum >= 0)
+    return -1;
+
+  /* Translators: timeout(1)'s words; %s is what was given. */
+  tool_warn (_("'%s': invalid signal"), text);
+  return try_help ();
 }
 
 static int
@@ -295,7 +424,14 @@ apply_option (int          c,
   switch (c)
     {
     case 't':
-      return parse_timeout (optarg, &options->timeout_ms);
+      return parse_duration (optarg, _("invalid timeout"), !options->waitpid_mode,
+                             &options->timeout_ms);
+    case OPT_SEND:
+      return parse_signal (optarg, &options->send_signal);
+    case 's':
+      return parse_signal (optarg, &options->timeout_signal);
+    case 'k':
+      return parse_duration (optarg, _("invalid duration"), TRUE, &options->kill_after_ms);
     case 'c':
       return parse_count (optarg, &options->count);
     case 'e':
@@ -350,7 +486,7 @@ read_arguments (int          argc,
                 ToolOptions *options)
 {
   const struct option *longopts = options->waitpid_mode ? waitpid_longopts : procwatch_longopts;
-  const char *optstring = options->waitpid_mode ? "-vVht:c:e" : "-t:c:en:fxiqvVh";
+  const char *optstring = options->waitpid_mode ? "-vVht:c:e" : "-t:c:en:fxiqvVhs:k:";
   /* What getopt would do without the leading '-': stop at the first operand. */
   gboolean posixly_correct = g_getenv ("POSIXLY_CORRECT") != NULL;
   int exclusive = 0;
@@ -408,9 +544,22 @@ check_procwatch_options (ToolOptions *options)
         return tool_usage_error (_("no COMMAND after '--'"));
       if (have_processes)
         return tool_usage_error (_("PIDs and --name cannot be combined with a COMMAND"));
+      if (options->send_signal >= 0)
+        return tool_usage_error (_("--send cannot be combined with a COMMAND"));
     }
   else if (!have_processes)
     return tool_usage_error (_("no process given"));
+
+  if (options->timeout_signal >= 0 && options->timeout_ms == 0)
+    return tool_usage_error (_("--signal needs a --timeout"));
+  if (options->kill_after_ms > 0 && options->command_argv == NULL &&
+      options->send_signal < 0 && options->timeout_signal < 0)
+    return tool_usage_error (_("--kill-after needs --send or --signal"));
+
+  /* timeout(1)'s default, for a COMMAND only: a PID is not ours to stop
+   * unless asked. */
+  if (options->command_argv != NULL && options->timeout_signal < 0)
+    options->timeout_signal = SIGTERM;
 
   return -1;
 }
@@ -430,6 +579,8 @@ tool_parse_options (int          argc,
   options->waitpid_mode = strcmp (tool_program_name, "waitpid") == 0;
   options->pid_args = g_ptr_array_new ();
   options->patterns = g_ptr_array_new ();
+  options->send_signal = -1;
+  options->timeout_signal = -1;
 
   exit_code = read_arguments (argc, argv, options);
   if (exit_code >= 0)

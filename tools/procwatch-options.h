@@ -22,6 +22,10 @@ enum
   TOOL_EXIT_TIMEOUT = 3,
 };
 
+/* timeout(1)'s, for a COMMAND: the time was up (137, 128 + SIGKILL, if KILL
+ * then ended it). */
+#define TOOL_EXIT_COMMAND_TIMEOUT 124
+
 typedef struct
 {
   gboolean waitpid_mode;   /* run as "waitpid": only its options, no events */
@@ -32,6 +36,9 @@ typedef struct
 
   guint timeout_ms;        /* 0: none */
   guint64 count;           /* 0: all */
+  int send_signal;         /* --send: -1 none */
+  int timeout_signal;      /* -s, when -t expires: -1 none */
+  guint kill_after_ms;     /* -k: 0 none */
   ToolMatchFlags match_flags;
 
   gboolean allow_exited;

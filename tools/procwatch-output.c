@@ -174,11 +174,12 @@ append_json_status (GString *out,
                           signaled && WCOREDUMP (wait_status) ? "true" : "false");
 }
 
+/* The keys every JSON record starts with, in this order. */
 static void
-format_json (GString          *line,
-             const char       *event,
-             const ToolTarget *target,
-             ProcwatchProcess *process)
+append_json_head (GString          *line,
+                  const char       *event,
+                  const ToolTarget *target,
+                  ProcwatchProcess *process)
 {
   g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
   gint64 monotonic = g_get_monotonic_time ();
@@ -189,8 +190,8 @@ format_json (GString          *line,
   g_string_append_printf (line, ",\"monotonic_us\":%" G_GINT64_FORMAT ",\"event\":", monotonic);
   tool_json_append_string (line, event, -1);
   g_string_append_printf (line, ",\"pid\":%d,\"inode\":", (int) target->pid);
-  if (target->inode != 0)
-    g_string_append_printf (line, "%" G_GUINT64_FORMAT, target->inode);
+  if (procwatch_process_get_inode (process) != 0)
+    g_string_append_printf (line, "%" G_GUINT64_FORMAT, procwatch_process_get_inode (process));
   else
     g_string_append (line, "null");
 
@@ -199,6 +200,15 @@ format_json (GString          *line,
     tool_json_append_string (line, target->name, -1);
   else
     g_string_append (line, "null");
+}
+
+static void
+format_json (GString          *line,
+             const char       *event,
+             const ToolTarget *target,
+             ProcwatchProcess *process)
+{
+  append_json_head (line, event, target, process);
 
   g_string_append (line, ",\"status\":");
   if (procwatch_process_has_status (process))
@@ -232,6 +242,45 @@ format_text (GString          *line,
   g_string_append_c (line, '\n');
 }
 
+static void
+write_line (FILE    *out,
+            GString *line)
+{
+  fwrite (line->str, 1, line->len, out);
+  fflush (out);
+}
+
+/* A "signal" record: @sig sent to @process because of @why ("send",
+ * "timeout", "kill-after", "forward"), and @error if it could not be. */
+void
+tool_print_signal (FILE             *out,
+                   const ToolTarget *target,
+                   ProcwatchProcess *process,
+                   int               sig,
+                   const char       *why,
+                   const char       *error)
+{
+  g_autoptr(GString) line = g_string_new (NULL);
+  g_autofree char *name = sig > 0 ? tool_signal_name (sig) : NULL;
+
+  append_json_head (line, "signal", target, process);
+  g_string_append_printf (line, ",\"signal\":%d,\"signal_name\":", sig);
+  if (name != NULL)
+    tool_json_append_string (line, name, -1);
+  else
+    g_string_append (line, "null");
+  g_string_append (line, ",\"why\":");
+  tool_json_append_string (line, why, -1);
+  g_string_append (line, ",\"error\":");
+  if (error != NULL)
+    tool_json_append_string (line, error, -1);
+  else
+    g_string_append (line, "null");
+  g_string_append (line, "}\n");
+
+  write_line (out, line);
+}
+
 /* Written and flushed at once: whoever reads the other end acts on each
  * event as it happens. */
 void
@@ -248,6 +297,5 @@ tool_print_event (FILE             *out,
   else
     format_text (line, event, target, process);
 
-  fwrite (line->str, 1, line->len, out);
-  fflush (out);
+  write_line (out, line);
 }

@@ -16,9 +16,9 @@ G_BEGIN_DECLS
 typedef struct
 {
   GPid pid;
-  guint64 inode;   /* its pidfs inode, 0 where unknown */
-  char *name;      /* its comm, NULL where unknown */
-  guint n_args;    /* how many arguments named it (waitpid counts each) */
+  char *name;         /* its comm, NULL where unknown */
+  guint n_args;       /* how many arguments named it (waitpid counts each) */
+  gboolean stopping;  /* signalled at the timeout: awaited still */
 } ToolTarget;
 
 char *tool_signal_name     (int               sig);
@@ -33,5 +33,11 @@ void  tool_print_event     (FILE             *out,
                             const char       *event,
                             const ToolTarget *target,
                             ProcwatchProcess *process);
+void  tool_print_signal    (FILE             *out,
+                            const ToolTarget *target,
+                            ProcwatchProcess *process,
+                            int               sig,
+                            const char       *why,
+                            const char       *error);
 
 G_END_DECLS

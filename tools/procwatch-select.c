@@ -9,15 +9,11 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <regex.h>
-#include <signal.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <glib/gi18n.h>
 
-#include "procwatch-linux-private.h"
 #include "procwatch-select.h"
 
 /* "PID" or "PID:INODE", read as util-linux waitpid(1) reads them (its
@@ -64,37 +60,6 @@ tool_parse_pid_arg (const char *text,
 
   *pid = (GPid) value;
   return TRUE;
-}
-
-/* Sets errno on failure, like the system call. */
-int
-tool_pidfd_open (GPid pid)
-{
-  return procwatch_pidfd_open ((pid_t) pid, 0);
-}
-
-/* The pidfs inode names a process for the lifetime of the system. Before
- * pidfs (Linux 6.9) every pidfd shares one anonymous inode: no identity. */
-gboolean
-tool_pidfd_inode (int      pidfd,
-                  guint64 *inode)
-{
-  struct statfs fs;
-  struct stat st;
-
-  if (fstatfs (pidfd, &fs) != 0 || fs.f_type != PIDFS_MAGIC || fstat (pidfd, &st) != 0)
-    return FALSE;
-
-  *inode = st.st_ino;
-  return TRUE;
-}
-
-/* True once the pid is free: what was read about it by number since may
- * belong to another process. A zombie is not reaped. */
-gboolean
-tool_pidfd_is_reaped (int pidfd)
-{
-  return procwatch_pidfd_send_signal (pidfd, 0, NULL, 0) != 0 && errno == ESRCH;
 }
 
 static char *

@@ -2,7 +2,7 @@
  * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
  *
  * How procwatch finds the processes to watch: PID[:INODE] arguments, names
- * matched like pgrep(1), and what /proc and pidfds say about each.
+ * matched like pgrep(1), and what /proc says about each.
  */
 
 #pragma once
@@ -21,11 +21,6 @@ typedef enum
 gboolean  tool_parse_pid_arg   (const char      *text,
                                 GPid            *pid,
                                 guint64         *inode);
-
-int       tool_pidfd_open      (GPid             pid);
-gboolean  tool_pidfd_inode     (int              pidfd,
-                                guint64         *inode);
-gboolean  tool_pidfd_is_reaped (int              pidfd);
 
 char     *tool_read_comm       (GPid             pid);
 

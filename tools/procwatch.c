@@ -4,8 +4,9 @@
  * procwatch: wait for any processes to exit (and be reaped), printing one
  * line per event. A superset of util-linux waitpid(1) — same options, same
  * messages and exit statuses, PID:INODE; run as "waitpid", it is that tool —
- * with pidwait(1)'s selection by name and timeout(1)'s way of running a
- * command.
+ * with pidwait(1)'s selection by name, timeout(1)'s way of running a
+ * command, and timeout(1)'s signals for stopping processes and waiting for
+ * them (--send, -s, -k) without ever signalling a reused pid.
  */
 
 #include <errno.h>
@@ -44,14 +45,29 @@ typedef struct
   gboolean wait_reaped;
   gboolean allow_exited;
 
+  int timeout_signal;      /* -s: -1 none */
+  guint kill_after_ms;     /* -k: 0 none */
+  guint64 count;           /* -c: 0 all */
+  GPtrArray *order;        /* the watched processes, first watched first */
+
   guint needed;
   guint finished;
   gboolean done;
   gboolean failed;
+  gboolean timed_out;
+  gboolean kill_after_armed;
+  guint n_stopping;        /* signalled at the timeout, still awaited */
   int exit_code;
 
-  GPid command_pid;   /* 0 unless running a COMMAND */
+  ProcwatchProcess *command;   /* NULL unless running a COMMAND */
 } Tool;
+
+typedef enum
+{
+  SIGNAL_SENT,
+  SIGNAL_GONE,     /* it has exited already: nothing left to stop */
+  SIGNAL_FAILED,
+} SignalResult;
 
 typedef enum
 {
@@ -144,6 +160,18 @@ on_event (Tool             *tool,
   if (!final)
     return;
 
+  /* After the timeout, only the processes signalled then are awaited. */
+  if (tool->timed_out)
+    {
+      if (target->stopping)
+        {
+          target->stopping = FALSE;
+          if (--tool->n_stopping == 0)
+            finish (tool);
+        }
+      return;
+    }
+
   /* waitpid holds one pidfd per argument: a process named twice finishes
    * twice, and is counted twice. procwatch counts processes. */
   for (guint i = 0; i < (tool->waitpid_mode ? target->n_args : 1); i++)
@@ -174,6 +202,131 @@ on_reaped (ProcwatchProcessMonitor *monitor,
   on_event (tool, process, "reaped", tool->wait_reaped);
 }
 
+static guint count_needed (Tool    *tool,
+                           guint64  count);
+
+/* Stops waiting for a process that could not be signalled: it might never
+ * end. The exit status tells (1). */
+static void
+drop_target (Tool             *tool,
+             ProcwatchProcess *process)
+{
+  ToolTarget *target = g_hash_table_lookup (tool->targets, process);
+  gboolean was_stopping = target->stopping;
+
+  procwatch_process_monitor_unwatch_process (tool->monitor, process);
+  g_hash_table_remove (tool->targets, process);
+  tool->failed = TRUE;
+
+  if (tool->timed_out)
+    {
+      if (was_stopping && --tool->n_stopping == 0)
+        finish (tool);
+      return;
+    }
+
+  tool->needed = count_needed (tool, tool->count);
+  if (tool->needed > 0 && tool->finished >= tool->needed)
+    finish (tool);
+}
+
+/* Sends @sig to @process through the library: through its pidfd, so never
+ * to a process that has its pid since (without pidfds the library re-checks
+ * the pid just before kill(), a window of microseconds). Each signal is a
+ * JSON record; a failure other than "it has exited already" is an error. */
+static SignalResult
+signal_target (Tool             *tool,
+               ProcwatchProcess *process,
+               int               sig,
+               const char       *why)
+{
+  ToolTarget *target = g_hash_table_lookup (tool->targets, process);
+  g_autofree char *name = sig > 0 ? tool_signal_name (sig) : g_strdup ("signal 0");
+  g_autoptr(GError) error = NULL;
+  gboolean sent = procwatch_process_send_signal (process, sig, &error);
+
+  if (tool->json && !tool->done)
+    tool_print_signal (stdout, target, process, sig, why, sent ? NULL : error->message);
+
+  if (sent)
+    {
+      debug (tool, "sent %s to PID %d (%s)", name, (int) target->pid, why);
+      return SIGNAL_SENT;
+    }
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+    {
+      debug (tool, "PID %d has exited: %s not sent (%s)", (int) target->pid, name, why);
+      return SIGNAL_GONE;
+    }
+
+  tool_warn (_("cannot send %s to PID %d: %s"), name, (int) target->pid, error->message);
+  return SIGNAL_FAILED;
+}
+
+/* Sends @sig to every watched process still running, first watched first;
+ * with @stopping, they are then awaited after the timeout. One that
+ * cannot be signalled is given up. Returns how many were signalled. */
+static guint
+signal_running (Tool       *tool,
+                int         sig,
+                const char *why,
+                gboolean    stopping)
+{
+  guint n_sent = 0;
+  guint i;
+
+  for (i = 0; i < tool->order->len && !tool->done; i++)
+    {
+      ProcwatchProcess *process = g_ptr_array_index (tool->order, i);
+      ToolTarget *target = g_hash_table_lookup (tool->targets, process);
+
+      if (target == NULL || procwatch_process_get_state (process) != PROCWATCH_PROCESS_STATE_RUNNING)
+        continue;
+
+      switch (signal_target (tool, process, sig, why))
+        {
+        case SIGNAL_SENT:
+          n_sent++;
+          if (stopping && !target->stopping)
+            {
+              target->stopping = TRUE;
+              tool->n_stopping++;
+            }
+          break;
+        case SIGNAL_FAILED:
+          drop_target (tool, process);
+          break;
+        case SIGNAL_GONE:
+        default:
+          break;
+        }
+    }
+
+  return n_sent;
+}
+
+static gboolean
+on_kill_after (gpointer user_data)
+{
+  Tool *tool = user_data;
+
+  signal_running (tool, SIGKILL, "kill-after", FALSE);
+  return G_SOURCE_REMOVE;
+}
+
+/* -k: KILL for whoever still runs some time after the first signal. Armed
+ * once, as timeout(1) does: a later signal does not put it off. */
+static void
+arm_kill_after (Tool *tool)
+{
+  if (tool->kill_after_ms == 0 || tool->kill_after_armed)
+    return;
+
+  tool->kill_after_armed = TRUE;
+  g_timeout_add (tool->kill_after_ms, on_kill_after, tool);
+}
+
 static gboolean
 on_timeout (gpointer user_data)
 {
@@ -181,13 +334,17 @@ on_timeout (gpointer user_data)
 
   verbose_line (tool, _("Timeout expired"));
 
-  /* Like timeout(1), a command that outlives the time is asked to stop;
-   * procwatch does not wait for it. */
-  if (tool->command_pid > 0)
-    kill (tool->command_pid, SIGTERM);
+  tool->timed_out = TRUE;
+  tool->exit_code = tool->command != NULL ? TOOL_EXIT_COMMAND_TIMEOUT : TOOL_EXIT_TIMEOUT;
 
-  tool->exit_code = TOOL_EXIT_TIMEOUT;
-  finish (tool);
+  /* As timeout(1): with -s (with a COMMAND, TERM by default), the
+   * processes still running are signalled and waited for; -k makes sure
+   * they end. */
+  if (tool->timeout_signal >= 0 && signal_running (tool, tool->timeout_signal, "timeout", TRUE) > 0)
+    arm_kill_after (tool);
+
+  if (tool->n_stopping == 0)
+    finish (tool);
   return G_SOURCE_REMOVE;
 }
 
@@ -203,16 +360,18 @@ classify_error (const GError *error)
 
 static void
 report_watching (Tool             *tool,
-                 const ToolTarget *target)
+                 const ToolTarget *target,
+                 ProcwatchProcess *process)
 {
   g_autoptr(GString) line = g_string_new ("watching ");
+  guint64 inode = procwatch_process_get_inode (process);
 
   if (!tool->debug)
     return;
 
   g_string_append_printf (line, "%d", (int) target->pid);
-  if (target->inode != 0)
-    g_string_append_printf (line, ":%" G_GUINT64_FORMAT, target->inode);
+  if (inode != 0)
+    g_string_append_printf (line, ":%" G_GUINT64_FORMAT, inode);
   g_string_append_c (line, ' ');
   if (target->name != NULL)
     tool_append_escaped (line, target->name);
@@ -239,136 +398,62 @@ add_target (Tool             *tool,
     }
 
   target->n_args = 1;
-  report_watching (tool, target);
+  report_watching (tool, target, process);
   g_hash_table_insert (tool->targets, g_object_ref (process), g_memdup2 (target, sizeof *target));
+  g_ptr_array_add (tool->order, g_object_ref (process));
 }
 
-/* Watches by number, leaving it to the library to find a way: for kernels or
- * sandboxes without pidfd_open, and for its precise errors. */
-static WatchResult
-watch_by_pid (Tool         *tool,
-              ToolTarget   *target,
-              GError      **error)
+/* With --debug, who has the pid that a PID:INODE named: the library said
+ * only that it is another process. Looked up by watching it for a moment,
+ * unless it is one of ours already. */
+static void
+report_stale_inode (Tool    *tool,
+                    GPid     pid,
+                    guint64  want_inode)
 {
-  g_autoptr(ProcwatchProcess) process = NULL;
+  g_autoptr(ProcwatchProcess) owner = NULL;
 
-  process = procwatch_process_monitor_watch_pid (tool->monitor, target->pid, error);
-  if (process == NULL)
-    {
-      g_clear_pointer (&target->name, g_free);
-      return classify_error (*error);
-    }
+  if (!tool->debug)
+    return;
 
-  if (target->name == NULL)
-    target->name = tool_read_comm (target->pid);
-  add_target (tool, process, target);
-  return WATCH_OK;
+  owner = procwatch_process_monitor_watch_pid (tool->monitor, pid, NULL);
+  if (owner == NULL || procwatch_process_get_inode (owner) == 0)
+    return;
+
+  debug (tool, "process %d:%" G_GUINT64_FORMAT " is gone: pid %d now belongs to another "
+         "process (%d:%" G_GUINT64_FORMAT ")", (int) pid, want_inode, (int) pid, (int) pid,
+         procwatch_process_get_inode (owner));
+
+  if (!g_hash_table_contains (tool->targets, owner))
+    procwatch_process_monitor_unwatch_process (tool->monitor, owner);
 }
 
-/* Why pidfd_open() failed for @pid, as the error and result of watching it.
- * With no PID:INODE to check, a process that may still be watched by number
- * (no pidfds here, or a thread) returns WATCH_OK with no error set. */
-static WatchResult
-pidfd_open_error (GPid      pid,
-                  guint64   want_inode,
-                  int       saved_errno,
-                  GError  **error)
+/* The library's name of @process is valid UTF-8, made so; event lines show
+ * a name's very bytes, escaped. Read again, they are that process's when
+ * they read as the library's name, which the library checked to be taken
+ * while the process held the pid. */
+static char *
+target_name (ProcwatchProcess *process,
+             GPid              pid)
 {
-  /* The messages are the errno's text, as waitpid(1) prints it after
-   * "could not open PID N: ". */
-  if (saved_errno == ESRCH)
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, g_strerror (ESRCH));
-      return WATCH_GONE;
-    }
+  const char *name = procwatch_process_get_name (process);
+  g_autofree char *raw = NULL;
+  g_autofree char *valid = NULL;
 
-  /* A PID:INODE cannot be checked without pidfds. */
-  if (want_inode != 0 && (saved_errno == ENOSYS || saved_errno == EPERM))
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                           g_strerror (saved_errno));
-      return WATCH_UNSUPPORTED;
-    }
+  if (name == NULL)
+    return NULL;
 
-  if (saved_errno == EMFILE || saved_errno == ENFILE || saved_errno == ENOMEM)
-    {
-      g_set_error_literal (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                           g_strerror (saved_errno));
-      return WATCH_FAILED;
-    }
+  raw = tool_read_comm (pid);
+  if (raw != NULL && strcmp ((valid = g_utf8_make_valid (raw, -1)), name) == 0)
+    return g_steal_pointer (&raw);
 
-  /* No pidfds here, or a thread: the library knows better. */
-  if (want_inode == 0)
-    return WATCH_OK;
-
-  g_set_error_literal (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                       g_strerror (saved_errno));
-  return WATCH_FAILED;
+  return g_strdup (name);
 }
 
-/* Reads the pidfs inode of @pidfd into @target and, for a PID:INODE,
- * checks that the pid still belongs to the process it names. */
-static WatchResult
-check_inode (Tool        *tool,
-             int          pidfd,
-             guint64      want_inode,
-             ToolTarget  *target,
-             GError     **error)
-{
-  gboolean has_inode = tool_pidfd_inode (pidfd, &target->inode);
-
-  if (want_inode != 0 && !has_inode)
-    {
-      /* Before Linux 6.9 every pidfd shares one inode: no identity. */
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, g_strerror (ENOTSUP));
-      return WATCH_UNSUPPORTED;
-    }
-
-  if (want_inode != 0 && target->inode != want_inode)
-    {
-      /* For waitpid(1) the process is gone; who has its pid now is ours. */
-      debug (tool, "process %d:%" G_GUINT64_FORMAT " is gone: pid %d now belongs to another "
-             "process (%d:%" G_GUINT64_FORMAT ")", (int) target->pid, want_inode,
-             (int) target->pid, (int) target->pid, target->inode);
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, g_strerror (ESRCH));
-      return WATCH_GONE;
-    }
-
-  return WATCH_OK;
-}
-
-/* Hands @pidfd to the monitor. A backend without pidfds watches by number
- * instead; the process is then checked to be the one the pidfd pins:
- * unreaped now, it owned the pid all along. */
-static ProcwatchProcess *
-watch_pidfd_or_pid (Tool     *tool,
-                    int       pidfd,
-                    GPid      pid,
-                    GError  **error)
-{
-  ProcwatchProcess *process;
-
-  process = procwatch_process_monitor_watch_pidfd (tool->monitor, pidfd, error);
-  if (process != NULL || !g_error_matches (*error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED))
-    return process;
-
-  g_clear_error (error);
-  process = procwatch_process_monitor_watch_pid (tool->monitor, pid, error);
-  if (process != NULL && !g_hash_table_contains (tool->targets, process) &&
-      tool_pidfd_is_reaped (pidfd))
-    {
-      procwatch_process_monitor_unwatch (tool->monitor, pid);
-      g_clear_object (&process);
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, g_strerror (ESRCH));
-    }
-
-  return process;
-}
-
-/* Opens the process's pidfd ourselves: the pidfs inode can then be checked
- * against PID:INODE before the library sees the process, with no window in
- * which the pid could be reused, and printed for --debug. @name, if not
- * NULL, is the process's name, known without reading /proc. */
+/* Watches @pid, or with a PID:INODE only the process that inode names: the
+ * library compares it on the very handle it then watches, so a pid reused
+ * in between is refused, not watched. @name, if not NULL, is the process's
+ * name, known without reading /proc. */
 static WatchResult
 open_target (Tool        *tool,
              GPid         pid,
@@ -377,45 +462,29 @@ open_target (Tool        *tool,
              GError     **error)
 {
   g_autoptr(ProcwatchProcess) process = NULL;
-  ToolTarget target = { pid, 0, NULL };
+  ToolTarget target = { pid, NULL, 0, FALSE };
   WatchResult result;
-  int fd;
 
-  fd = tool_pidfd_open (pid);
-  if (fd < 0)
+  if (want_inode != 0)
+    process = procwatch_process_monitor_watch_pid_inode (tool->monitor, pid, want_inode, error);
+  else
+    process = procwatch_process_monitor_watch_pid (tool->monitor, pid, error);
+
+  if (process == NULL)
     {
-      result = pidfd_open_error (pid, want_inode, errno, error);
-      if (result == WATCH_OK)
+      result = classify_error (*error);
+      if (result == WATCH_GONE)
         {
-          target.name = g_strdup (name);
-          return watch_by_pid (tool, &target, error);
+          if (want_inode != 0)
+            report_stale_inode (tool, pid, want_inode);
+          /* For waitpid(1) the process is gone, in its words. */
+          g_clear_error (error);
+          g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, g_strerror (ESRCH));
         }
       return result;
     }
 
-  result = check_inode (tool, fd, want_inode, &target, error);
-  if (result != WATCH_OK)
-    {
-      close (fd);
-      return result;
-    }
-
-  /* The name is read by number; it is the process's own only while the
-   * pidfd shows the pid still taken by it. */
-  if (name != NULL)
-    target.name = g_strdup (name);
-  else if ((target.name = tool_read_comm (pid)) != NULL && tool_pidfd_is_reaped (fd))
-    g_clear_pointer (&target.name, g_free);
-
-  process = watch_pidfd_or_pid (tool, fd, pid, error);
-  close (fd);
-
-  if (process == NULL)
-    {
-      g_free (target.name);
-      return classify_error (*error);
-    }
-
+  target.name = name != NULL ? g_strdup (name) : target_name (process, pid);
   add_target (tool, process, &target);
   return WATCH_OK;
 }
@@ -468,33 +537,38 @@ on_command_exited (ProcwatchProcessMonitor *monitor,
                    Tool                    *tool)
 {
   GPid pid = procwatch_process_get_pid (process);
+  gboolean known = TRUE;
   int wait_status = 0;
   pid_t ret;
 
-  if (pid != tool->command_pid)
+  if (process != tool->command)
     return;
 
   do
     ret = waitpid (pid, &wait_status, 0);
   while (ret < 0 && errno == EINTR);
 
-  if (ret == pid)
-    tool->exit_code = status_to_exit_code (wait_status);
-  else if (procwatch_process_has_status (process))
-    tool->exit_code = status_to_exit_code (procwatch_process_get_status (process));
+  if (ret != pid && (known = procwatch_process_has_status (process)))
+    wait_status = procwatch_process_get_status (process);
+
+  /* timeout(1)'s: once the time is up, 124, unless KILL ended it. */
+  if (tool->timed_out)
+    tool->exit_code = known && WIFSIGNALED (wait_status) && WTERMSIG (wait_status) == SIGKILL
+                      ? 128 + SIGKILL : TOOL_EXIT_COMMAND_TIMEOUT;
   else
-    tool->exit_code = TOOL_EXIT_FAILURE;
+    tool->exit_code = known ? status_to_exit_code (wait_status) : TOOL_EXIT_FAILURE;
 }
 
 /* A supervisor stopping procwatch means to stop the command: passed on, as
- * timeout(1) does; the command's end then ends procwatch. SIGINT from a
- * terminal reaches the whole process group already. */
+ * timeout(1) does, -k then following; the command's end then ends
+ * procwatch. SIGINT from a terminal reaches the whole process group
+ * already. */
 static void
 forward_signal (Tool *tool,
                 int   sig)
 {
-  if (tool->command_pid > 0)
-    kill (tool->command_pid, sig);
+  if (tool->command != NULL && signal_target (tool, tool->command, sig, "forward") == SIGNAL_SENT)
+    arm_kill_after (tool);
 }
 
 static gboolean
@@ -529,6 +603,7 @@ run_command (Tool   *tool,
              char  **command_argv)
 {
   g_autoptr(GError) error = NULL;
+  g_autoptr(ProcwatchProcess) command = NULL;
   g_autofree char *name = NULL;
   GPid pid;
 
@@ -547,7 +622,6 @@ run_command (Tool   *tool,
       return g_error_matches (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT) ? 127 : 126;
     }
 
-  tool->command_pid = pid;
   g_signal_connect_after (tool->monitor, "exited", G_CALLBACK (on_command_exited), tool);
 
   name = command_name (command_argv[0]);
@@ -562,6 +636,8 @@ run_command (Tool   *tool,
                                                                            : TOOL_EXIT_FAILURE;
     }
 
+  command = procwatch_process_monitor_lookup (tool->monitor, pid);
+  tool->command = command;
   tool->needed = 1;
   g_main_loop_run (tool->loop);
 
@@ -810,7 +886,14 @@ watch_processes (Tool        *tool,
     return exit_code;
 
   tool->needed = count_needed (tool, options->count);
-  if (tool->needed > 0)
+
+  /* --send: each process is held before any is signalled, so none can be
+   * mistaken for a process that took its pid since. */
+  if (options->send_signal >= 0 &&
+      signal_running (tool, options->send_signal, "send", FALSE) > 0)
+    arm_kill_after (tool);
+
+  if (tool->needed > 0 && !tool->done)
     g_main_loop_run (tool->loop);
 
   if (tool->exit_code != TOOL_EXIT_OK)
@@ -861,6 +944,7 @@ main (int   argc,
   g_autoptr(ProcwatchProcessMonitor) monitor = NULL;
   g_autoptr(GMainLoop) loop = NULL;
   g_autoptr(GHashTable) targets = NULL;
+  g_autoptr(GPtrArray) order = g_ptr_array_new_with_free_func (g_object_unref);
   Tool tool = { 0 };
   int exit_code;
 
@@ -888,6 +972,10 @@ main (int   argc,
   tool.debug = options.debug;
   tool.wait_reaped = options.wait_reaped;
   tool.allow_exited = options.allow_exited;
+  tool.timeout_signal = options.timeout_signal;
+  tool.kill_after_ms = options.kill_after_ms;
+  tool.count = options.count;
+  tool.order = order;
 
   return run (&tool, &options);
 }

@@ -54,12 +54,6 @@ def run(*args, locale_env, wrapper=()):
     return proc.returncode, proc.stdout.decode('utf-8'), proc.stderr.decode('utf-8')
 
 
-def gone_pid():
-    proc = subprocess.Popen(['true'])
-    proc.wait()
-    return proc.pid
-
-
 def test_usage_error_translated(german):
     code, out, err = run(locale_env=german)
     assert (code, out) == (1, '')
@@ -79,14 +73,20 @@ def test_c_locale_ignores_language():
 
 
 def test_library_error_translated(german):
-    # Without pidfd_open the tool leaves a plain PID to the library, whose
-    # /proc backends say why it cannot be watched.
-    pid = gone_pid()
-    code, out, err = run(pid, locale_env=german,
-                         wrapper=[SECCOMP_EXEC, '--no-pidfd-open=ENOSYS', '--'])
-    library = _('Cannot watch process %d: no such process') % pid
-    assert (code, out) == (1, '')
-    assert err == 'procwatch: ' + _('could not open PID %d: %s') % (pid, library) + '\n'
+    # Without pidfd_open the library's /proc backend knows no pidfs inodes
+    # and says so for a PID:INODE (a process that is gone is reported in
+    # waitpid(1)'s words, the C library's text for ESRCH, instead).
+    target = subprocess.Popen(['sleep', '300'])
+    try:
+        code, out, err = run('%d:1' % target.pid, locale_env=german,
+                             wrapper=[SECCOMP_EXEC, '--no-pidfd-open=ENOSYS', '--'])
+    finally:
+        target.kill()
+        target.wait()
+    library = _('Cannot watch process %d by inode: the %s backend knows no pidfs inodes here') % (
+        target.pid, 'poll')
+    assert (code, out) == (2, '')
+    assert err == 'procwatch: ' + _('could not open PID %d: %s') % (target.pid, library) + '\n'
 
 
 def test_event_lines_untranslated(german):

@@ -43,6 +43,13 @@ def status_known_after_reap():
     return kernel_at_least(6, 15) and os.environ.get('PROCWATCH_BACKEND', 'pidfd') == 'pidfd'
 
 
+def inodes_known():
+    """Whether the tool knows pidfs inodes: the library knows them for a
+    process watched by pid only through a pidfd (Linux 6.9 and newer); the
+    /proc fallbacks, forced here with PROCWATCH_BACKEND, know none."""
+    return kernel_at_least(6, 9) and os.environ.get('PROCWATCH_BACKEND', 'pidfd') == 'pidfd'
+
+
 def pidfs_inode(pid):
     """The pidfs inode of a live process, or None without pidfs."""
     fd = os.pidfd_open(pid)
@@ -610,7 +617,7 @@ def test_json_events(procs, tools):
     target.wait()
     reaped = check_json(tool.line(), target.pid, 'reaped')
     assert exited['name'] == reaped['name'] == 'sleep'
-    assert exited['inode'] == reaped['inode'] == inode
+    assert exited['inode'] == reaped['inode'] == (inode if inodes_known() else None)
     assert exited['status'] is None   # not our child, not reaped yet
     assert reaped['monotonic_us'] >= exited['monotonic_us']
     if status_known_after_reap():
@@ -787,7 +794,20 @@ def test_name_long_pattern_that_matches_does_not_warn(procs, tools, tmp_path):
 
 # PID:INODE -----------------------------------------------------------------
 
-needs_pidfs = pytest.mark.skipif(not kernel_at_least(6, 9), reason='pidfs needs Linux 6.9')
+needs_pidfs = pytest.mark.skipif(not inodes_known(),
+                                 reason='inodes need pidfs (Linux 6.9) and the pidfd backend')
+
+
+@pytest.mark.skipif(inodes_known() or not kernel_at_least(6, 9),
+                    reason='for the /proc fallbacks, which know no pidfs inodes')
+def test_pid_inode_unsupported_without_the_pidfd_backend(procs):
+    """PID:INODE cannot be checked there: exit status 2, as without pidfs."""
+    target = procs()
+    status, out, err = run('%d:%d' % (target.pid, pidfs_inode(target.pid)))
+    assert (status, out) == (2, '')
+    assert err.startswith('procwatch: could not open PID %d: ' % target.pid), err
+    assert 'inode' in err
+    assert target.poll() is None
 
 
 @needs_pidfs
@@ -911,18 +931,12 @@ def test_command_not_found_or_not_executable(tmp_path):
 
 
 def test_command_timeout_terminates_it():
+    """As timeout(1): TERM when the time is up, the command waited for, and
+    status 124 (test_signals.py has the other signals and statuses)."""
     tool = Tool('-t', '0.2', '--', 'sh', '-c', 'echo $$; exec sleep 300')
     pid = int(tool.line())
-    try:
-        pidfd = os.pidfd_open(pid)
-    except ProcessLookupError:
-        pidfd = None   # already ended and reaped: it was terminated
-    status, out, err = tool.finish()
-    assert (status, out, err) == (3, [], [])
-    if pidfd is not None:
-        ready, _, _ = select.select([pidfd], [], [], DEADLINE)
-        os.close(pidfd)
-        assert ready, 'the command outlived the timeout'
+    assert_event(tool.line(), pid, 'exited', status='killed by SIGTERM')
+    assert tool.finish() == (124, [], [])
 
 
 def test_command_gets_sigterm_sent_to_procwatch():
