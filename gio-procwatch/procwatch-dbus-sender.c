@@ -104,8 +104,10 @@ open_peer (GTask *task)
       return;
     }
 
+  /* Closed here (by g_dbus_connection_close()); a connection the peer
+   * closed is told by the hang-up check below, GDBus or not. */
   socket = g_socket_connection_get_socket (G_SOCKET_CONNECTION (stream));
-  if (g_dbus_connection_is_closed (connection) || g_socket_is_closed (socket))
+  if (g_socket_is_closed (socket))
     {
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CLOSED,
                                "The D-Bus connection is closed");
