@@ -1227,8 +1227,17 @@ on_sender_pidfd (GObject      *source,
 
   pidfd = procwatch_dbus_sender_open_pidfd_finish (result, &via, &error);
   procwatch_dbus_sender_set_via (task, via);
-  if (pidfd < 0)
+
+  /* Closed meanwhile: that is the answer, whatever the lookup found. */
+  if (!is_open (self))
     {
+      g_clear_error (&error);
+      check_open (self, &error);
+    }
+  if (pidfd < 0 || error != NULL)
+    {
+      if (pidfd >= 0)
+        g_close (pidfd, NULL);
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
@@ -1308,10 +1317,12 @@ on_sender_pidfd (GObject      *source,
  * [error@Gio.DBusError] domain) when @sender has already disconnected from
  * the bus or its process has exited; in the [error@Gio.IOErrorEnum]
  * domain, `G_IO_ERROR_CLOSED` when a peer has already hung up or the
- * connection is closed, or when the monitor is closed;
+ * connection is closed, or when the monitor is closed (also while the
+ * caller is being looked up);
  * `G_IO_ERROR_NOT_SUPPORTED` when the bus does not tell the caller's
  * process, when the connection is not on a unix socket, or when the peer
- * has no pid in this pid namespace; `G_IO_ERROR_CANCELLED` when
+ * has no pid in this pid namespace, or without pidfds (Linux before 5.3);
+ * `G_IO_ERROR_CANCELLED` when
  * @cancellable is cancelled before the process is watched; the errors of
  * [method@Procwatch.ProcessMonitor.watch_pidfd]; other errors of the bus
  * as it sends them.

@@ -2,7 +2,7 @@
  * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
  *
  * watch_dbus_sender_async on real D-Bus callers: a private dbus-daemon
- * (GTestDBus) or a GDBusServer, and client processes
+ * or a GDBusServer, and client processes
  * (procwatch-dbus-test-client) that call this test's service. Each run
  * asserts which way the library found the caller: what the bus or the
  * kernel offers is probed here, and PROCWATCH_TEST_EXPECT_BUS_VIA /
@@ -11,7 +11,9 @@
  */
 
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 
@@ -32,9 +34,85 @@ static const char introspection_xml[] =
   "  </interface>"
   "</node>";
 
+/* A private bus. Not GTestDBus: with GLib 2.74, when a test fails, its
+ * dbus-daemon and watcher process outlive the test and hold its output
+ * open, so the test runner waits for its timeout. This daemon dies with
+ * the test (PR_SET_PDEATHSIG) and never holds the test's output. */
+static const char bus_config[] =
+  "<busconfig>"
+  "  <type>session</type>"
+  "  <listen>unix:path=%s/bus</listen>"
+  "  <auth>EXTERNAL</auth>"
+  "  <policy context='default'>"
+  "    <allow send_destination='*' eavesdrop='true'/>"
+  "    <allow eavesdrop='true'/>"
+  "    <allow own='*'/>"
+  "  </policy>"
+  "</busconfig>";
+
 typedef struct
 {
-  GTestDBus *bus;
+  GSubprocess *daemon;
+  char *dir;
+  char *address;
+} TestBus;
+
+static void
+die_with_parent (gpointer user_data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+}
+
+static char *read_client_line (GSubprocess *client);
+
+static TestBus *
+test_bus_up (void)
+{
+  TestBus *bus = g_new0 (TestBus, 1);
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autofree char *config_path = NULL;
+  g_autofree char *config = NULL;
+  g_autofree char *config_arg = NULL;
+  g_autoptr(GError) error = NULL;
+
+  bus->dir = g_dir_make_tmp ("procwatch-bus-XXXXXX", &error);
+  g_assert_no_error (error);
+  config_path = g_build_filename (bus->dir, "bus.conf", NULL);
+  config = g_strdup_printf (bus_config, bus->dir);
+  g_file_set_contents (config_path, config, -1, &error);
+  g_assert_no_error (error);
+  config_arg = g_strdup_printf ("--config-file=%s", config_path);
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
+  bus->daemon = g_subprocess_launcher_spawn (launcher, &error, "dbus-daemon", config_arg,
+                                             "--nofork", "--print-address=1", NULL);
+  g_assert_no_error (error);
+  bus->address = read_client_line (bus->daemon);
+
+  return bus;
+}
+
+static void
+test_bus_down (TestBus *bus)
+{
+  g_autofree char *socket_path = g_build_filename (bus->dir, "bus", NULL);
+  g_autofree char *config_path = g_build_filename (bus->dir, "bus.conf", NULL);
+
+  g_subprocess_send_signal (bus->daemon, SIGTERM);
+  g_subprocess_wait (bus->daemon, NULL, NULL);
+  g_object_unref (bus->daemon);
+  g_unlink (socket_path);
+  g_unlink (config_path);
+  g_rmdir (bus->dir);
+  g_free (bus->dir);
+  g_free (bus->address);
+  g_free (bus);
+}
+
+typedef struct
+{
+  TestBus *bus;
   GDBusServer *server;
   char *server_dir;
   /* The service's connection: to the bus, or the server's end of a peer's. */
@@ -150,8 +228,6 @@ on_watched (GObject      *source,
   f->watched = TRUE;
 }
 
-static char *read_client_line (GSubprocess *client);
-
 static void
 on_watched_reply (GObject      *source,
                   GAsyncResult *result,
@@ -214,9 +290,8 @@ bus_set_up (Fixture       *f,
   g_autoptr(GError) error = NULL;
 
   fixture_set_up (f);
-  f->bus = g_test_dbus_new (G_TEST_DBUS_NONE);
-  g_test_dbus_up (f->bus);
-  f->connection = g_dbus_connection_new_for_address_sync (g_test_dbus_get_bus_address (f->bus),
+  f->bus = test_bus_up ();
+  f->connection = g_dbus_connection_new_for_address_sync (f->bus->address,
                                                           G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
                                                           G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
                                                           NULL, NULL, &error);
@@ -282,9 +357,7 @@ fixture_tear_down (Fixture       *f,
   if (f->server_dir != NULL)
     g_rmdir (f->server_dir);
   g_free (f->server_dir);
-  if (f->bus != NULL)
-    g_test_dbus_down (f->bus);
-  g_clear_object (&f->bus);
+  g_clear_pointer (&f->bus, test_bus_down);
   g_clear_object (&f->process);
   g_clear_error (&f->error);
   test_recorder_free (f->recorder);
@@ -295,7 +368,7 @@ fixture_tear_down (Fixture       *f,
 static const char *
 client_address (Fixture *f)
 {
-  return f->bus != NULL ? g_test_dbus_get_bus_address (f->bus)
+  return f->bus != NULL ? f->bus->address
                         : g_dbus_server_get_client_address (f->server);
 }
 
@@ -635,7 +708,7 @@ test_example_sessions (Fixture       *f,
   g_assert_nonnull (example);
   g_assert_nonnull (client);
   service_process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, example,
-                                      g_test_dbus_get_bus_address (f->bus), NULL);
+                                      f->bus->address, NULL);
   g_assert_no_error (error);
   service = read_client_line (service_process);
 
@@ -651,7 +724,7 @@ test_example_sessions (Fixture       *f,
       g_autoptr(GSubprocess) caller = NULL;
 
       caller = g_subprocess_new (G_SUBPROCESS_FLAGS_NONE, &error, client,
-                                 g_test_dbus_get_bus_address (f->bus), service, "call-exit",
+                                 f->bus->address, service, "call-exit",
                                  "org.gioprocwatch.Example.Sessions.Open", NULL);
       g_assert_no_error (error);
       g_subprocess_wait_check_async (caller, NULL, on_client_done, &n_done);
