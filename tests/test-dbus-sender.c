@@ -129,6 +129,9 @@ typedef struct
   GError *error;
   ProcwatchDBusSenderVia via;
 
+  /* Serve the new connection as a message bus that tells no pid. */
+  gboolean pidless_bus;
+
   /* A peer to watch from inside "new-connection", once it has hung up. */
   GSubprocess *hung_up_peer;
 } Fixture;
@@ -299,6 +302,60 @@ bus_set_up (Fixture       *f,
   register_service (f, f->connection);
 }
 
+/* A message bus that tells no pid, as a bus in another pid namespace or a
+ * very old one: the two methods a bus connection and the library call. */
+static const char pidless_bus_xml[] =
+  "<node>"
+  "  <interface name='org.freedesktop.DBus'>"
+  "    <method name='Hello'>"
+  "      <arg type='s' name='name' direction='out'/>"
+  "    </method>"
+  "    <method name='GetConnectionCredentials'>"
+  "      <arg type='s' name='name' direction='in'/>"
+  "      <arg type='a{sv}' name='credentials' direction='out'/>"
+  "    </method>"
+  "  </interface>"
+  "</node>";
+
+static void
+on_pidless_bus_call (GDBusConnection       *connection,
+                     const char            *sender,
+                     const char            *object_path,
+                     const char            *interface_name,
+                     const char            *method_name,
+                     GVariant              *parameters,
+                     GDBusMethodInvocation *invocation,
+                     gpointer               user_data)
+{
+  if (g_strcmp0 (method_name, "Hello") == 0)
+    {
+      g_dbus_method_invocation_return_value (invocation, g_variant_new ("(s)", ":1.1"));
+    }
+  else
+    {
+      GVariantBuilder credentials;
+
+      g_variant_builder_init (&credentials, G_VARIANT_TYPE ("a{sv}"));
+      g_variant_builder_add (&credentials, "{sv}", "UnixUserID", g_variant_new_uint32 (getuid ()));
+      g_dbus_method_invocation_return_value (invocation, g_variant_new ("(a{sv})", &credentials));
+    }
+}
+
+static const GDBusInterfaceVTable pidless_bus_vtable = { on_pidless_bus_call, NULL, NULL, { 0 } };
+
+static void
+register_pidless_bus (Fixture         *f,
+                      GDBusConnection *connection)
+{
+  g_autoptr(GDBusNodeInfo) info = g_dbus_node_info_new_for_xml (pidless_bus_xml, NULL);
+  g_autoptr(GError) error = NULL;
+
+  f->registration = g_dbus_connection_register_object (connection, "/org/freedesktop/DBus",
+                                                       info->interfaces[0], &pidless_bus_vtable,
+                                                       f, NULL, &error);
+  g_assert_no_error (error);
+}
+
 static gboolean
 on_new_connection (GDBusServer     *server,
                    GDBusConnection *connection,
@@ -308,7 +365,10 @@ on_new_connection (GDBusServer     *server,
 
   g_assert_null (f->connection);
   f->connection = g_object_ref (connection);
-  register_service (f, connection);
+  if (f->pidless_bus)
+    register_pidless_bus (f, connection);
+  else
+    register_service (f, connection);
 
   /* GDBus may or may not have seen the hang-up by now: the library does
    * not ask GDBus, the socket tells. */
@@ -335,8 +395,12 @@ peer_set_up (Fixture       *f,
   fixture_set_up (f);
   f->server_dir = g_dir_make_tmp ("procwatch-dbus-XXXXXX", &error);
   g_assert_no_error (error);
-  address = g_strdup_printf ("unix:dir=%s", f->server_dir);
-  f->server = g_dbus_server_new_sync (address, G_DBUS_SERVER_FLAGS_NONE, guid, NULL, NULL, &error);
+  /* @data: another address to listen on, where anyone may connect. */
+  address = data != NULL ? g_strdup (data) : g_strdup_printf ("unix:dir=%s", f->server_dir);
+  f->server = g_dbus_server_new_sync (address,
+                                      data != NULL ? G_DBUS_SERVER_FLAGS_AUTHENTICATION_ALLOW_ANONYMOUS
+                                                   : G_DBUS_SERVER_FLAGS_NONE,
+                                      guid, NULL, NULL, &error);
   g_assert_no_error (error);
   g_signal_connect (f->server, "new-connection", G_CALLBACK (on_new_connection), f);
   g_dbus_server_start (f->server);
@@ -638,6 +702,63 @@ test_peer_hung_up (Fixture       *f,
 }
 
 static void
+on_bus_connected (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  GDBusConnection **connection = user_data;
+  g_autoptr(GError) error = NULL;
+
+  *connection = g_dbus_connection_new_for_address_finish (result, &error);
+  g_assert_no_error (error);
+}
+
+/* A bus that does not tell the caller's process: NOT_SUPPORTED. */
+static void
+test_bus_without_pids (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autoptr(GDBusConnection) bus = NULL;
+
+  f->pidless_bus = TRUE;
+  g_dbus_connection_new_for_address (g_dbus_server_get_client_address (f->server),
+                                     G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
+                                     G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
+                                     NULL, NULL, on_bus_connected, &bus);
+  while (bus == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpstr (g_dbus_connection_get_unique_name (bus), ==, ":1.1");
+
+  f->watched = FALSE;
+  procwatch_process_monitor_watch_dbus_sender_async (f->monitor, bus, ":1.1", NULL, on_watched, f);
+  test_run_until (NULL, &f->watched);
+  g_assert_error (f->error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (f->monitor)), ==, 0);
+
+  g_dbus_connection_close_sync (bus, NULL, NULL);
+}
+
+/* A peer over TCP: no unix socket, so no peer credentials. */
+static void
+test_peer_not_unix (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(GDBusConnection) client = NULL;
+
+  g_dbus_connection_new_for_address (g_dbus_server_get_client_address (f->server),
+                                     G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT,
+                                     NULL, NULL, on_bus_connected, &client);
+  while (client == NULL || f->connection == NULL)
+    g_main_context_iteration (NULL, TRUE);
+
+  watch_sender (f, NULL);
+  g_assert_error (f->error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (f->monitor)), ==, 0);
+
+  g_dbus_connection_close_sync (client, NULL, NULL);
+}
+
+static void
 on_session_freed (GDBusConnection *connection,
                   const char      *sender_name,
                   const char      *object_path,
@@ -768,10 +889,14 @@ main (int   argc,
               bus_set_up, test_bus_disconnected, fixture_tear_down);
   g_test_add ("/dbus-sender/bus/closed-and-cancelled", Fixture, NULL,
               bus_set_up, test_bus_closed_and_cancelled, fixture_tear_down);
+  g_test_add ("/dbus-sender/bus/without-pids", Fixture, NULL,
+              peer_set_up, test_bus_without_pids, fixture_tear_down);
   g_test_add ("/dbus-sender/example/sessions", Fixture, NULL,
               bus_set_up, test_example_sessions, fixture_tear_down);
   g_test_add ("/dbus-sender/peer/caller", Fixture, NULL,
               peer_set_up, test_peer_caller, fixture_tear_down);
+  g_test_add ("/dbus-sender/peer/not-unix", Fixture, "tcp:host=127.0.0.1",
+              peer_set_up, test_peer_not_unix, fixture_tear_down);
   g_test_add ("/dbus-sender/peer/hung-up", Fixture, NULL,
               peer_set_up, test_peer_hung_up, fixture_tear_down);
 
