@@ -12,6 +12,7 @@
 #include <gio/gunixfdlist.h>
 
 #include "procwatch-dbus-sender-private.h"
+#include "procwatch-i18n-private.h"
 #include "procwatch-linux-private.h"
 
 /* One lookup. @pid is what the bus told the first time (fallback only). */
@@ -75,7 +76,7 @@ open_told_pid (guint32   pid,
   *saved_errno = pidfd < 0 ? errno : 0;
   if (pidfd < 0 && *saved_errno != ESRCH)
     g_set_error (error, G_IO_ERROR, g_io_error_from_errno (*saved_errno),
-                 "Cannot open a pidfd for process %u: %s", pid, g_strerror (*saved_errno));
+                 _("Cannot open a pidfd for process %u: %s"), pid, g_strerror (*saved_errno));
 
   return pidfd;
 }
@@ -100,7 +101,7 @@ open_peer (GTask *task)
         G_SOCKET_FAMILY_UNIX)
     {
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                               "The D-Bus connection is not on a unix socket: its peer cannot be told");
+                               _("The D-Bus connection is not on a unix socket: its peer cannot be told"));
       return;
     }
 
@@ -110,7 +111,7 @@ open_peer (GTask *task)
   if (g_socket_is_closed (socket))
     {
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CLOSED,
-                               "The D-Bus connection is closed");
+                               _("The D-Bus connection is closed"));
       return;
     }
 
@@ -128,13 +129,13 @@ open_peer (GTask *task)
       if (saved_errno == ESRCH)
         {
           g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CLOSED,
-                                   "The D-Bus peer has exited");
+                                   _("The D-Bus peer has exited"));
           return;
         }
       if (saved_errno != ENOPROTOOPT)
         {
           g_task_return_new_error (task, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                                   "Cannot get a pidfd for the D-Bus peer: %s",
+                                   _("Cannot get a pidfd for the D-Bus peer: %s"),
                                    g_strerror (saved_errno));
           return;
         }
@@ -145,7 +146,7 @@ open_peer (GTask *task)
         {
           saved_errno = errno;
           g_task_return_new_error (task, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                                   "Cannot get the credentials of the D-Bus peer: %s",
+                                   _("Cannot get the credentials of the D-Bus peer: %s"),
                                    g_strerror (saved_errno));
           return;
         }
@@ -154,7 +155,7 @@ open_peer (GTask *task)
       if (cred.pid <= 0)
         {
           g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                                   "The D-Bus peer has no pid in this pid namespace");
+                                   _("The D-Bus peer has no pid in this pid namespace"));
           return;
         }
 
@@ -162,7 +163,7 @@ open_peer (GTask *task)
       if (pidfd < 0 && saved_errno == ESRCH)
         {
           g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CLOSED,
-                                   "The D-Bus peer (process %d) has exited", (int) cred.pid);
+                                   _("The D-Bus peer (process %d) has exited"), (int) cred.pid);
           return;
         }
       if (pidfd < 0)
@@ -183,7 +184,7 @@ open_peer (GTask *task)
     {
       g_close (pidfd, NULL);
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CLOSED,
-                               "The D-Bus peer has hung up");
+                               _("The D-Bus peer has hung up"));
       return;
     }
 
@@ -276,7 +277,7 @@ on_bus_rechecked (GObject      *source,
   if (pid != lookup->pid)
     {
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED,
-                               "The message bus first told process %u for %s, then %u",
+                               _("The message bus first told process %u for %s, then %u"),
                                lookup->pid, lookup->sender, pid);
       return;
     }
@@ -313,7 +314,7 @@ on_bus_answered (GObject      *source,
   if (lookup->pid == 0)
     {
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                               "The message bus does not tell the process of %s",
+                               _("The message bus does not tell the process of %s"),
                                lookup->sender);
       return;
     }
@@ -323,7 +324,7 @@ on_bus_answered (GObject      *source,
     {
       /* Its connection is closing; the bus has not noticed yet. */
       g_task_return_new_error (task, G_DBUS_ERROR, G_DBUS_ERROR_NAME_HAS_NO_OWNER,
-                               "The process %u of %s has exited", lookup->pid, lookup->sender);
+                               _("The process %u of %s has exited"), lookup->pid, lookup->sender);
       return;
     }
   if (pidfd < 0)
