@@ -266,17 +266,27 @@ on_method_call (GDBusConnection       *connection,
 
 static const GDBusInterfaceVTable vtable = { on_method_call, NULL, NULL, { 0 } };
 
+/* Serves the one interface of @xml at @path on @connection. */
+static void
+register_interface (Fixture                    *f,
+                    GDBusConnection            *connection,
+                    const char                 *xml,
+                    const char                 *path,
+                    const GDBusInterfaceVTable *interface_vtable)
+{
+  g_autoptr(GDBusNodeInfo) info = g_dbus_node_info_new_for_xml (xml, NULL);
+  g_autoptr(GError) error = NULL;
+
+  f->registration = g_dbus_connection_register_object (connection, path, info->interfaces[0],
+                                                       interface_vtable, f, NULL, &error);
+  g_assert_no_error (error);
+}
+
 static void
 register_service (Fixture         *f,
                   GDBusConnection *connection)
 {
-  g_autoptr(GDBusNodeInfo) info = g_dbus_node_info_new_for_xml (introspection_xml, NULL);
-  g_autoptr(GError) error = NULL;
-
-  f->registration = g_dbus_connection_register_object (connection, "/org/gioprocwatch/Test",
-                                                       info->interfaces[0], &vtable, f, NULL,
-                                                       &error);
-  g_assert_no_error (error);
+  register_interface (f, connection, introspection_xml, "/org/gioprocwatch/Test", &vtable);
 }
 
 static void
@@ -343,19 +353,6 @@ on_pidless_bus_call (GDBusConnection       *connection,
 
 static const GDBusInterfaceVTable pidless_bus_vtable = { on_pidless_bus_call, NULL, NULL, { 0 } };
 
-static void
-register_pidless_bus (Fixture         *f,
-                      GDBusConnection *connection)
-{
-  g_autoptr(GDBusNodeInfo) info = g_dbus_node_info_new_for_xml (pidless_bus_xml, NULL);
-  g_autoptr(GError) error = NULL;
-
-  f->registration = g_dbus_connection_register_object (connection, "/org/freedesktop/DBus",
-                                                       info->interfaces[0], &pidless_bus_vtable,
-                                                       f, NULL, &error);
-  g_assert_no_error (error);
-}
-
 static gboolean
 on_new_connection (GDBusServer     *server,
                    GDBusConnection *connection,
@@ -366,7 +363,8 @@ on_new_connection (GDBusServer     *server,
   g_assert_null (f->connection);
   f->connection = g_object_ref (connection);
   if (f->pidless_bus)
-    register_pidless_bus (f, connection);
+    register_interface (f, connection, pidless_bus_xml, "/org/freedesktop/DBus",
+                        &pidless_bus_vtable);
   else
     register_service (f, connection);
 
