@@ -60,6 +60,21 @@
 # endif
 #endif
 
+/* getsockopt() option for a pidfd of a unix socket's peer (Linux 6.5).
+ * Its number is 77 in asm-generic/socket.h and in alpha's and mips' own
+ * socket.h; parisc and sparc number their socket options apart (checked
+ * against the kernel's arch/{alpha,mips,parisc,sparc}/include/uapi/asm/
+ * socket.h). */
+#ifndef SO_PEERPIDFD
+# if defined(__hppa__)
+#  define SO_PEERPIDFD 0x404B
+# elif defined(__sparc__)
+#  define SO_PEERPIDFD 0x0056
+# else
+#  define SO_PEERPIDFD 77
+# endif
+#endif
+
 #ifndef P_PIDFD
 # define P_PIDFD 3
 #endif

@@ -6,8 +6,11 @@
 
 #include <unistd.h>
 
+#include <glib/gstdio.h>
+
 #include "procwatch-i18n-private.h"
 #include "procwatch-backend-private.h"
+#include "procwatch-dbus-sender-private.h"
 #include "procwatch-item-list-private.h"
 #include "procwatch-probe-scheduler-private.h"
 #include "procwatch-process-monitor.h"
@@ -1205,6 +1208,187 @@ procwatch_process_monitor_wait_finish (ProcwatchProcessMonitor  *self,
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) ==
                         procwatch_process_monitor_wait_async, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+on_sender_pidfd (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  ProcwatchProcessMonitor *self = g_task_get_source_object (task);
+  ProcwatchDBusSenderVia via = PROCWATCH_DBUS_SENDER_VIA_NONE;
+  g_autoptr(GError) error = NULL;
+  ProcwatchProcess *process;
+  int pidfd;
+
+  pidfd = procwatch_dbus_sender_open_pidfd_finish (result, &via, &error);
+  procwatch_dbus_sender_set_via (task, via);
+
+  /* Closed meanwhile: that is the answer, whatever the lookup found. */
+  if (!is_open (self))
+    {
+      g_clear_error (&error);
+      check_open (self, &error);
+    }
+  if (pidfd < 0 || error != NULL)
+    {
+      if (pidfd >= 0)
+        g_close (pidfd, NULL);
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  /* Cancelled: nothing is watched. Once watched, the result says so. */
+  if (g_task_return_error_if_cancelled (task))
+    {
+      g_close (pidfd, NULL);
+      return;
+    }
+  g_task_set_check_cancellable (task, FALSE);
+
+  process = procwatch_process_monitor_watch_pidfd (self, pidfd, &error);
+  g_close (pidfd, NULL);
+  if (process == NULL)
+    g_task_return_error (task, g_steal_pointer (&error));
+  else
+    g_task_return_pointer (task, process, g_object_unref);
+}
+
+/**
+ * procwatch_process_monitor_watch_dbus_sender_async:
+ * @self: a monitor
+ * @connection: the D-Bus connection the caller's message came in on
+ * @sender: (nullable): the caller's unique bus name, as
+ *   [method@Gio.DBusMethodInvocation.get_sender] gives it; `NULL` on a
+ *   peer-to-peer connection
+ * @cancellable: (nullable): a cancellable
+ * @callback: (scope async): the function to call when the caller's
+ *   process is watched, or cannot be
+ * @user_data: data for @callback
+ *
+ * Starts watching the process behind a D-Bus caller, so that a service can
+ * free what it keeps for the caller when the caller dies: connect to
+ * [signal@Procwatch.ProcessMonitor::exited] or call
+ * [method@Procwatch.Process.wait_async] on the result.
+ *
+ * On a message bus connection, the bus is asked with
+ * `GetConnectionCredentials`. Where it sends `ProcessFD`, a pidfd of the
+ * caller (dbus-daemon 1.16, dbus-broker 34 and newer), that pidfd is
+ * watched and there is no race at all. Where it sends only `ProcessID`,
+ * a pidfd is opened for that pid and the bus is asked again, to check that
+ * @sender is still connected with that pid. What remains is narrow: a pid
+ * is reused only after its process was reaped, and a dead process's
+ * connection is closed, so this fails unless (a) the process that
+ * connected has died while another process still holds its connection (a
+ * socket inherited across `fork()` or passed on), or (b) the bus answers
+ * the second question before it has noticed that the connection hung up.
+ * In either case the pidfd may refer to an unrelated process that got the
+ * pid.
+ *
+ * On a peer-to-peer connection (@sender `NULL`), the socket tells who
+ * connected: `SO_PEERPIDFD` (Linux 6.5 and newer) gives a pidfd with no
+ * race; before that, `SO_PEERCRED` gives a pid, a pidfd is opened for it,
+ * and the connection is then checked for a hang-up, which a peer that died
+ * has caused. The same narrow window as (a) above remains there. Note that
+ * the kernel records the process that called `connect()` (or, for a
+ * `socketpair()`, the process that made the pair), not the one that uses
+ * the socket now. With @sender `NULL` on a message bus connection, the
+ * peer is the bus itself.
+ *
+ * What a sandboxed caller shows: a Flatpak app reaches the bus through
+ * xdg-dbus-proxy, one per running instance of the app, outside the app's
+ * sandbox, which connects to the bus on behalf of each connection the app
+ * makes. The bus then reports the proxy's process, and that is what is
+ * watched: it exits when the app's sandbox ends, so the watch ends once
+ * the whole app instance is gone, not when the process that called exits,
+ * and which process inside the sandbox called cannot be told. The proxy
+ * does close its bus connection for an app connection that closes, so
+ * @sender disappearing from the bus
+ * ([func@Gio.bus_watch_name_on_connection]) is the earlier sign there. A
+ * caller in another pid namespace is watched all the same where the bus
+ * sends `ProcessFD`; its [property@Procwatch.Process:pid] is 0 if its pid
+ * does not exist in this namespace.
+ *
+ * Errors: `G_DBUS_ERROR_NAME_HAS_NO_OWNER` (in the
+ * [error@Gio.DBusError] domain) when @sender has already disconnected from
+ * the bus or its process has exited; in the [error@Gio.IOErrorEnum]
+ * domain, `G_IO_ERROR_CLOSED` when a peer has already hung up or the
+ * connection is closed, or when the monitor is closed (also while the
+ * caller is being looked up);
+ * `G_IO_ERROR_NOT_SUPPORTED` when the bus does not tell the caller's
+ * process, when the connection is not on a unix socket, or when the peer
+ * has no pid in this pid namespace, or without pidfds (Linux before 5.3);
+ * `G_IO_ERROR_CANCELLED` when
+ * @cancellable is cancelled before the process is watched; the errors of
+ * [method@Procwatch.ProcessMonitor.watch_pidfd]; other errors of the bus
+ * as it sends them.
+ *
+ * @callback is always called from the main context, never from inside a
+ * call to the library. The operation holds a reference to the monitor and
+ * to @connection until it completes.
+ *
+ * Since: 1.2
+ */
+void
+procwatch_process_monitor_watch_dbus_sender_async (ProcwatchProcessMonitor *self,
+                                                   GDBusConnection         *connection,
+                                                   const char              *sender,
+                                                   GCancellable            *cancellable,
+                                                   GAsyncReadyCallback      callback,
+                                                   gpointer                 user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_return_if_fail (PROCWATCH_IS_PROCESS_MONITOR (self));
+  g_return_if_fail (G_IS_DBUS_CONNECTION (connection));
+  g_return_if_fail (sender == NULL || g_dbus_is_unique_name (sender));
+  g_return_if_fail (sender == NULL || g_dbus_connection_get_unique_name (connection) != NULL);
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, procwatch_process_monitor_watch_dbus_sender_async);
+  g_task_set_name (task, "[gio-procwatch] watch D-Bus sender");
+
+  if (g_task_return_error_if_cancelled (task))
+    return;
+
+  if (!check_open (self, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  procwatch_dbus_sender_open_pidfd_async (connection, sender, cancellable,
+                                          on_sender_pidfd, g_steal_pointer (&task));
+}
+
+/**
+ * procwatch_process_monitor_watch_dbus_sender_finish:
+ * @self: a monitor
+ * @result: the result passed to the callback
+ * @error: return location for an error
+ *
+ * Finishes [method@Procwatch.ProcessMonitor.watch_dbus_sender_async].
+ *
+ * Returns: (transfer full): the watched process of the caller, or `NULL`
+ *   on error
+ *
+ * Since: 1.2
+ */
+ProcwatchProcess *
+procwatch_process_monitor_watch_dbus_sender_finish (ProcwatchProcessMonitor  *self,
+                                                    GAsyncResult             *result,
+                                                    GError                  **error)
+{
+  g_return_val_if_fail (PROCWATCH_IS_PROCESS_MONITOR (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) ==
+                        procwatch_process_monitor_watch_dbus_sender_async, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);

@@ -59,5 +59,16 @@ PROCWATCH_AVAILABLE_IN_1_0
 ProcwatchProcess        *procwatch_process_monitor_wait_finish (ProcwatchProcessMonitor  *self,
                                                                 GAsyncResult             *result,
                                                                 GError                  **error);
+PROCWATCH_AVAILABLE_IN_1_2
+void                     procwatch_process_monitor_watch_dbus_sender_async  (ProcwatchProcessMonitor  *self,
+                                                                             GDBusConnection          *connection,
+                                                                             const char               *sender,
+                                                                             GCancellable             *cancellable,
+                                                                             GAsyncReadyCallback       callback,
+                                                                             gpointer                  user_data);
+PROCWATCH_AVAILABLE_IN_1_2
+ProcwatchProcess        *procwatch_process_monitor_watch_dbus_sender_finish (ProcwatchProcessMonitor  *self,
+                                                                             GAsyncResult             *result,
+                                                                             GError                  **error);
 
 G_END_DECLS

@@ -48,6 +48,8 @@ procwatch_process_monitor_watch_pid_inode
 procwatch_process_send_signal
 procwatch_process_wait_async
 procwatch_process_wait_finish
+procwatch_process_monitor_watch_dbus_sender_async
+procwatch_process_monitor_watch_dbus_sender_finish
 SYMBOLS
 
 "$nm" -D --defined-only "$library" | awk '{ print $NF }' | sort -u > "$work/exported"

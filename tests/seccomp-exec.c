@@ -2,7 +2,7 @@
  * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
  *
  * seccomp-exec [--no-pidfd-open=ENOSYS|EPERM] [--no-pidfd-thread] [--no-pidfd-get-info]
- *              -- PROGRAM [ARGS...]
+ *              [--no-peer-pidfd] -- PROGRAM [ARGS...]
  *
  * Runs PROGRAM as on an older kernel, through a seccomp filter that PROGRAM
  * and its children inherit. --no-pidfd-open fails pidfd_open() with ENOSYS
@@ -10,7 +10,8 @@
  * --no-pidfd-thread fails only pidfd_open() with the PIDFD_THREAD flag, with
  * EINVAL, as a kernel older than 6.9 fails a flag it does not know;
  * --no-pidfd-get-info fails the PIDFD_GET_INFO ioctl with ENOTTY, as a
- * kernel older than 6.13 does.
+ * kernel older than 6.13 does; --no-peer-pidfd fails getsockopt() of
+ * SO_PEERPIDFD with ENOPROTOOPT, as a kernel older than 6.5 does.
  */
 
 #include <errno.h>
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -68,6 +70,7 @@ main (int   argc,
 {
   unsigned int open_action = SECCOMP_RET_ALLOW;
   unsigned int get_info_action = SECCOMP_RET_ALLOW;
+  unsigned int peer_pidfd_action = SECCOMP_RET_ALLOW;
   unsigned int thread_action;
   int no_thread = 0;
   int i;
@@ -82,10 +85,13 @@ main (int   argc,
         no_thread = 1;
       else if (strcmp (argv[i], "--no-pidfd-get-info") == 0)
         get_info_action = SECCOMP_RET_ERRNO | ENOTTY;
+      else if (strcmp (argv[i], "--no-peer-pidfd") == 0)
+        peer_pidfd_action = SECCOMP_RET_ERRNO | ENOPROTOOPT;
       else
         {
           fprintf (stderr, "usage: seccomp-exec [--no-pidfd-open=ENOSYS|EPERM] "
-                   "[--no-pidfd-thread] [--no-pidfd-get-info] -- PROGRAM [ARGS...]\n");
+                   "[--no-pidfd-thread] [--no-pidfd-get-info] [--no-peer-pidfd] "
+                   "-- PROGRAM [ARGS...]\n");
           return 2;
         }
     }
@@ -120,6 +126,13 @@ main (int   argc,
       BPF_STMT (BPF_ALU | BPF_AND | BPF_K, PIDFD_GET_INFO_MASK),
       BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, PIDFD_GET_INFO_NR, 0, 1),
       BPF_STMT (BPF_RET | BPF_K, get_info_action),
+      BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
+      BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, SYS_getsockopt, 0, 5),
+      BPF_STMT (BPF_LD | BPF_W | BPF_ABS, ARG_LOW (1)),
+      BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, SOL_SOCKET, 0, 3),
+      BPF_STMT (BPF_LD | BPF_W | BPF_ABS, ARG_LOW (2)),
+      BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, SO_PEERPIDFD, 0, 1),
+      BPF_STMT (BPF_RET | BPF_K, peer_pidfd_action),
       BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
     struct sock_fprog program = {
