@@ -174,6 +174,52 @@ procwatch_proc_read_comm (GPid pid)
   return g_utf8_make_valid (text, length);
 }
 
+/* The path of the "0::" line of a /proc/<pid>/cgroup text (cgroup v2),
+ * or NULL if there is none. */
+char *
+procwatch_proc_find_cgroup_v2 (const char *text,
+                               gsize       length)
+{
+  const char *end = text + length;
+  const char *line = text;
+
+  while (line < end)
+    {
+      const char *eol = memchr (line, '\n', end - line);
+
+      if (eol == NULL)
+        eol = end;
+
+      if (eol - line > 3 && memcmp (line, "0::", 3) == 0)
+        return g_strndup (line + 3, eol - line - 3);
+
+      line = eol + 1;
+    }
+
+  return NULL;
+}
+
+/* The cgroup v2 path of process @pid, relative to the root of our cgroup
+ * namespace, or NULL. As for the comm, only from a /proc of our own pid
+ * namespace, and the caller checks the pid after the read. */
+char *
+procwatch_proc_read_cgroup (GPid pid)
+{
+  char path[64];
+  char text[4096 + 256];
+  gssize length;
+
+  if (!proc_is_known_own ())
+    return NULL;
+
+  g_snprintf (path, sizeof path, "/proc/%d/cgroup", (int) pid);
+  length = procwatch_proc_read_file (path, text, sizeof text);
+  if (length <= 0)
+    return NULL;
+
+  return procwatch_proc_find_cgroup_v2 (text, length);
+}
+
 /* The "Pid:" of a pidfd: -1 once the process has been reaped (Linux 5.10+),
  * 0 when it is not visible from our pid namespace. fdinfo gives the pid in
  * the namespace of the /proc it is read from: where that is not ours, a
