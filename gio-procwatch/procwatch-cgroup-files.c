@@ -164,7 +164,7 @@ procwatch_cgroup_resolve (GPtrArray   *mounts,
   if (normalized == NULL || path[0] == '\0')
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "Cannot watch cgroup “%s”: a cgroup path must not be empty or contain “..”",
+                   "Cannot watch cgroup %s: a cgroup path must not be empty or contain \"..\"",
                    path);
       return FALSE;
     }
@@ -202,11 +202,11 @@ procwatch_cgroup_resolve (GPtrArray   *mounts,
 
   if (path[0] == '/' && access (normalized, F_OK) == 0)
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                 "Cannot watch cgroup “%s”: it is not under the cgroup v2 mount “%s”",
+                 "Cannot watch cgroup %s: it is not under the cgroup v2 mount %s",
                  path, ((ProcwatchCgroupMount *) g_ptr_array_index (mounts, 0))->mount_point);
   else
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                 "Cannot watch cgroup “%s”: no such cgroup", path);
+                 "Cannot watch cgroup %s: no such cgroup", path);
   return FALSE;
 }
 
@@ -218,7 +218,7 @@ set_open_error (GError     **error,
   GIOErrorEnum code = saved_errno == ENOTDIR ? G_IO_ERROR_NOT_FOUND
                                              : g_io_error_from_errno (saved_errno);
 
-  g_set_error (error, G_IO_ERROR, code, "Cannot watch cgroup “%s”: %s",
+  g_set_error (error, G_IO_ERROR, code, "Cannot watch cgroup %s: %s",
                relative, g_strerror (saved_errno));
 }
 
@@ -249,7 +249,7 @@ procwatch_cgroup_open_events (const char  *relative,
     {
       close (dir_fd);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "Cannot watch cgroup “%s”: “%s” is not a cgroup v2 directory",
+                   "Cannot watch cgroup %s: %s is not a cgroup v2 directory",
                    relative, absolute);
       return -1;
     }
@@ -257,6 +257,15 @@ procwatch_cgroup_open_events (const char  *relative,
   fd = openat (dir_fd, "cgroup.events", O_RDONLY | O_CLOEXEC);
   saved_errno = errno;
   close (dir_fd);
+
+  /* Every cgroup has the file but the root, which is never empty. */
+  if (fd < 0 && saved_errno == ENOENT)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "Cannot watch cgroup %s: it is the root cgroup, which is never empty",
+                   relative);
+      return -1;
+    }
 
   if (fd < 0)
     {

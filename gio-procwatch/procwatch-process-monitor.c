@@ -1468,8 +1468,9 @@ procwatch_process_monitor_wait_finish (ProcwatchProcessMonitor  *self,
  * `G_IO_ERROR_NOT_SUPPORTED` when cgroup v2 is not mounted (or
  * `/proc/self/mountinfo` cannot be read); `G_IO_ERROR_NOT_FOUND` when
  * there is no such cgroup; `G_IO_ERROR_INVALID_ARGUMENT` for an empty
- * path, a path with a ".." component, or an existing path that is not a
- * cgroup v2 directory (not under the mount); `G_IO_ERROR_PERMISSION_DENIED`
+ * path, a path with a ".." component, an existing path that is not a
+ * cgroup v2 directory (not under the mount), or the root cgroup (which has
+ * no `cgroup.events`: it is never empty); `G_IO_ERROR_PERMISSION_DENIED`
  * when the cgroup cannot be read; `G_IO_ERROR_CLOSED` once the monitor is
  * closed. A failed call changes nothing.
  *
@@ -1521,7 +1522,7 @@ procwatch_process_monitor_watch_cgroup (ProcwatchProcessMonitor  *self,
 
       g_set_error (error, G_IO_ERROR,
                    saved_errno == ENODEV ? G_IO_ERROR_NOT_FOUND : g_io_error_from_errno (saved_errno),
-                   "Cannot watch cgroup “%s”: %s", relative, g_strerror (saved_errno));
+                   "Cannot watch cgroup %s: %s", relative, g_strerror (saved_errno));
       procwatch_source_remove_handle (self->source, fd);
       procwatch_cgroup_watch_stopped (watch, "it could not be watched");
       procwatch_cgroup_watch_unref (watch);
