@@ -14,6 +14,7 @@
 #include <gio/gio.h>
 
 #include "procwatch-cgroup-files-private.h"
+#include "procwatch-i18n-private.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
@@ -156,7 +157,7 @@ procwatch_cgroup_resolve (GPtrArray   *mounts,
   if (mounts->len == 0)
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                           "Cannot watch cgroups: cgroup v2 is not mounted here");
+                           _("Cannot watch cgroups: cgroup v2 is not mounted here"));
       return FALSE;
     }
 
@@ -164,7 +165,8 @@ procwatch_cgroup_resolve (GPtrArray   *mounts,
   if (normalized == NULL || path[0] == '\0')
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "Cannot watch cgroup %s: a cgroup path must not be empty or contain \"..\"",
+                   /* Translators: %s is the path given. */
+                   _("Cannot watch cgroup %s: a cgroup path must not be empty or contain \"..\""),
                    path);
       return FALSE;
     }
@@ -202,11 +204,13 @@ procwatch_cgroup_resolve (GPtrArray   *mounts,
 
   if (path[0] == '/' && access (normalized, F_OK) == 0)
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                 "Cannot watch cgroup %s: it is not under the cgroup v2 mount %s",
+                 /* Translators: the first %s is the path given, the second where cgroup v2 is mounted. */
+                 _("Cannot watch cgroup %s: it is not under the cgroup v2 mount %s"),
                  path, ((ProcwatchCgroupMount *) g_ptr_array_index (mounts, 0))->mount_point);
   else
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                 "Cannot watch cgroup %s: no such cgroup", path);
+                 /* Translators: %s is the path given. */
+                 _("Cannot watch cgroup %s: no such cgroup"), path);
   return FALSE;
 }
 
@@ -218,7 +222,9 @@ set_open_error (GError     **error,
   GIOErrorEnum code = saved_errno == ENOTDIR ? G_IO_ERROR_NOT_FOUND
                                              : g_io_error_from_errno (saved_errno);
 
-  g_set_error (error, G_IO_ERROR, code, "Cannot watch cgroup %s: %s",
+  g_set_error (error, G_IO_ERROR, code,
+               /* Translators: the first %s is a cgroup path, the second the system's error message. */
+               _("Cannot watch cgroup %s: %s"),
                relative, g_strerror (saved_errno));
 }
 
@@ -249,7 +255,8 @@ procwatch_cgroup_open_events (const char  *relative,
     {
       close (dir_fd);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "Cannot watch cgroup %s: %s is not a cgroup v2 directory",
+                   /* Translators: the first %s is a cgroup path, the second a directory. */
+                   _("Cannot watch cgroup %s: %s is not a cgroup v2 directory"),
                    relative, absolute);
       return -1;
     }
@@ -262,7 +269,8 @@ procwatch_cgroup_open_events (const char  *relative,
   if (fd < 0 && saved_errno == ENOENT)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "Cannot watch cgroup %s: it is the root cgroup, which is never empty",
+                   /* Translators: %s is a cgroup path. */
+                   _("Cannot watch cgroup %s: it is the root cgroup, which is never empty"),
                    relative);
       return -1;
     }
@@ -336,7 +344,8 @@ procwatch_cgroup_read_mounts (GError **error)
   if (!g_file_get_contents ("/proc/self/mountinfo", &text, &length, &local_error))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "Cannot watch cgroups: cannot find where cgroup v2 is mounted: %s",
+                   /* Translators: %s is the system's error message. */
+                   _("Cannot watch cgroups: cannot find where cgroup v2 is mounted: %s"),
                    local_error->message);
       return NULL;
     }

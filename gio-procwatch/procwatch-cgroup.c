@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "procwatch-cgroup-private.h"
+#include "procwatch-i18n-private.h"
 
 /**
  * ProcwatchCgroup:
@@ -204,7 +205,8 @@ procwatch_cgroup_watch_stopped (ProcwatchCgroupWatch *watch,
   cgroup->watch = NULL;
 
   if (cgroup->populated)
-    message = g_strdup_printf ("Stopped waiting for cgroup %s: %s", cgroup->path, reason);
+    message = g_strdup_printf (/* Translators: %s is a cgroup path, then why, such as "the monitor was closed". */
+                               _("Stopped waiting for cgroup %s: %s"), cgroup->path, _(reason));
   procwatch_waits_settle_later (&cgroup->waits, cgroup->populated ? NULL : G_OBJECT (cgroup),
                                 message);
 }
@@ -323,7 +325,8 @@ procwatch_cgroup_wait_empty_async (ProcwatchCgroup     *self,
     g_task_return_pointer (task, g_object_ref (self), g_object_unref);
   else if (self->watch == NULL)
     g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CLOSED,
-                             "Cannot wait for cgroup %s: it is not watched any more",
+                             /* Translators: %s is a cgroup path. */
+                             _("Cannot wait for cgroup %s: it is not watched any more"),
                              self->path);
   else
     procwatch_waits_add (&self->waits, task, g_object_ref (self), g_object_unref);

@@ -477,7 +477,7 @@ update_cgroup (ProcwatchProcessMonitor *self,
     return TRUE;
 
   if (removed)
-    stop_cgroup (self, watch, "the cgroup was removed");
+    stop_cgroup (self, watch, N_("the cgroup was removed"));
   else if (procwatch_cgroup_get_populated (cgroup))
     procwatch_probe_unschedule (self->probes, &watch->probe);
   else if (watch->probe.iter == NULL)
@@ -1522,9 +1522,10 @@ procwatch_process_monitor_watch_cgroup (ProcwatchProcessMonitor  *self,
 
       g_set_error (error, G_IO_ERROR,
                    saved_errno == ENODEV ? G_IO_ERROR_NOT_FOUND : g_io_error_from_errno (saved_errno),
-                   "Cannot watch cgroup %s: %s", relative, g_strerror (saved_errno));
+                   /* Translators: the first %s is a cgroup path, the second the system's error message. */
+                   _("Cannot watch cgroup %s: %s"), relative, g_strerror (saved_errno));
       procwatch_source_remove_handle (self->source, fd);
-      procwatch_cgroup_watch_stopped (watch, "it could not be watched");
+      procwatch_cgroup_watch_stopped (watch, N_("it could not be watched"));
       procwatch_cgroup_watch_unref (watch);
       return NULL;
     }
@@ -1565,7 +1566,7 @@ procwatch_process_monitor_unwatch_cgroup (ProcwatchProcessMonitor *self,
   if (watch == NULL || watch->owner != self || !is_open (self))
     return FALSE;
 
-  stop_cgroup (self, watch, "the cgroup was unwatched");
+  stop_cgroup (self, watch, N_("the cgroup was unwatched"));
   return TRUE;
 }
 
