@@ -36,6 +36,8 @@ struct _ProcwatchCgroupWatch
 /* Times cgroup.events was read for an epoll event, for tests that hold the
  * cost of a dispatch independent of the number of cgroups watched. */
 extern guint procwatch_cgroup_debug_event_reads;
+/* Times an empty cgroup was read by its probe, for tests of the backoff. */
+extern guint procwatch_cgroup_debug_probe_reads;
 
 ProcwatchCgroupWatch *procwatch_cgroup_watch_new     (gpointer              owner,
                                                       const char           *path,

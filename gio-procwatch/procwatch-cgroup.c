@@ -59,6 +59,7 @@ enum {
 static GParamSpec *properties[N_PROPS];
 
 guint procwatch_cgroup_debug_event_reads;
+guint procwatch_cgroup_debug_probe_reads;
 
 G_DEFINE_FINAL_TYPE (ProcwatchCgroup, procwatch_cgroup, G_TYPE_OBJECT)
 

@@ -451,12 +451,13 @@ update_cgroup (ProcwatchProcessMonitor *self,
 {
   ProcwatchCgroup *cgroup = watch->cgroup;
   int populated = procwatch_cgroup_read_populated (watch->fd);
+  gboolean was_populated = procwatch_cgroup_get_populated (cgroup);
   gboolean removed = populated < 0;
 
   if (removed)
     populated = FALSE;
 
-  if (procwatch_cgroup_get_populated (cgroup) && !populated)
+  if (was_populated && !populated)
     {
       procwatch_cgroup_set_populated (cgroup, FALSE);
       if (!is_alive (alive))
@@ -466,7 +467,7 @@ update_cgroup (ProcwatchProcessMonitor *self,
       if (!is_alive (alive) || !procwatch_cgroup_complete_waits (cgroup, alive))
         return FALSE;
     }
-  else if (populated)
+  else if (populated && !was_populated)
     {
       procwatch_cgroup_set_populated (cgroup, TRUE);
       if (!is_alive (alive))
@@ -476,11 +477,14 @@ update_cgroup (ProcwatchProcessMonitor *self,
   if (!watch->watched)
     return TRUE;
 
+  /* Probed soon after it empties, then less and less often (see
+   * probe_cgroup()): not at every read, or the backoff would restart at
+   * each probe. */
   if (removed)
     stop_cgroup (self, watch, N_("the cgroup was removed"));
-  else if (procwatch_cgroup_get_populated (cgroup))
+  else if (populated)
     procwatch_probe_unschedule (self->probes, &watch->probe);
-  else if (watch->probe.iter == NULL)
+  else if (was_populated)
     procwatch_probe_schedule (self->probes, &watch->probe, TRUE);
 
   return TRUE;
@@ -538,6 +542,7 @@ probe_cgroup (ProcwatchProcessMonitor *self,
               gboolean                *alive,
               ProcwatchCgroupWatch    *watch)
 {
+  procwatch_cgroup_debug_probe_reads++;
   if (!update_cgroup (self, alive, watch))
     return FALSE;
 

@@ -776,6 +776,33 @@ test_removed_empty (void)
   g_assert_cmpuint (test_count_open_fds (), ==, fds);
 }
 
+/* An empty cgroup is probed for its removal less and less often: each
+ * probe doubles the interval (until the backend's maximum, far above what
+ * six probes reach). */
+static void
+test_probe_backoff (void)
+{
+  g_autoptr(TestCgroup) dir = NULL;
+  g_autoptr(ProcwatchProcessMonitor) monitor = NULL;
+  g_autoptr(ProcwatchCgroup) cgroup = NULL;
+  guint probes;
+  gint64 early;
+
+  if (skip_without_cgroups ())
+    return;
+
+  dir = test_cgroup_new ("backoff");
+  monitor = new_monitor (NULL);
+  probes = procwatch_cgroup_debug_probe_reads;
+  cgroup = watch (monitor, dir->relative, NULL);
+
+  test_run_until_count (NULL, &procwatch_cgroup_debug_probe_reads, probes + 2);
+  early = procwatch_cgroup_get_watch (cgroup)->probe.interval;
+  test_run_until_count (NULL, &procwatch_cgroup_debug_probe_reads, probes + 6);
+  g_assert_cmpint (procwatch_cgroup_get_watch (cgroup)->probe.interval, ==, 16 * early);
+  g_assert_nonnull (procwatch_cgroup_get_watch (cgroup)->probe.iter);
+}
+
 /* After unwatch_cgroup and after close, nothing more is said. */
 static void
 test_unwatch_and_close (void)
@@ -980,22 +1007,38 @@ find_cgroups (void)
     }
 }
 
+static GPid tests_pid;
+
+/* meson's timeout and ^C end the tests, not the clean-up. */
+static void
+on_supervisor_signal (int signum)
+{
+  kill (tests_pid, SIGKILL);
+}
+
 int
 main (int    argc,
       char **argv)
 {
-  GPid tests;
   int status;
 
   find_cgroups ();
 
   if (test_root != NULL)
     {
-      tests = fork ();
-      g_assert_cmpint (tests, >=, 0);
-      if (tests > 0)
+      tests_pid = fork ();
+      g_assert_cmpint (tests_pid, >=, 0);
+      if (tests_pid > 0)
         {
-          g_assert_cmpint (waitpid (tests, &status, 0), ==, tests);
+          struct sigaction action = { .sa_handler = on_supervisor_signal };
+
+          sigemptyset (&action.sa_mask);
+          sigaction (SIGTERM, &action, NULL);
+          sigaction (SIGINT, &action, NULL);
+          sigaction (SIGHUP, &action, NULL);
+
+          while (waitpid (tests_pid, &status, 0) < 0)
+            g_assert_cmpint (errno, ==, EINTR);
           clean_up ();
           if (WIFSIGNALED (status))
             return 128 + WTERMSIG (status);
@@ -1004,6 +1047,9 @@ main (int    argc,
     }
 
   test_init (&argc, &argv);
+  /* Its wakeup fd, made with the first monitor, is not the monitor's: it
+   * exists before any test counts fds. */
+  (void) g_main_context_default ();
 
   g_test_add_func ("/cgroup/files/mountinfo", test_parse_mountinfo);
   g_test_add_func ("/cgroup/files/no-cgroup2", test_resolve_without_cgroup2);
@@ -1017,6 +1063,7 @@ main (int    argc,
   g_test_add_func ("/cgroup/wait-empty", test_wait_empty);
   g_test_add_func ("/cgroup/removed/unseen-empty", test_removed_unseen_empty);
   g_test_add_func ("/cgroup/removed/empty", test_removed_empty);
+  g_test_add_func ("/cgroup/removed/probe-backoff", test_probe_backoff);
   g_test_add_func ("/cgroup/unwatch-and-close", test_unwatch_and_close);
   g_test_add_func ("/cgroup/many", test_many);
   g_test_add_func ("/cgroup/process-cgroup", test_process_cgroup);
