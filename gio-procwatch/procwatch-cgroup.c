@@ -166,6 +166,10 @@ procwatch_cgroup_watch_new (gpointer    owner,
   watch->cgroup = cgroup;
   watch->owner = owner;
   watch->probe.data = watch;
+  /* Only a removal is looked for, which ends the watch of a cgroup seen
+   * empty already: no signal waits for it, so a thousand empty cgroups
+   * may cost two hundred reads a second rather than thousands. */
+  watch->probe.max_interval = 5 * G_TIME_SPAN_SECOND;
   watch->watched = TRUE;
 
   return watch;

@@ -974,8 +974,8 @@ procwatch_process_monitor_class_init (ProcwatchProcessMonitorClass *klass)
    * signal is emitted first; [property@Procwatch.Cgroup:populated] stays
    * false from then on. The kernel announces no removal: the monitor
    * notices it at the next notification of the cgroup or, for a cgroup
-   * that is empty, by looking at it on a timer that backs off to once
-   * every second or so.
+   * that is empty, by looking at it on a timer that backs off from a few
+   * milliseconds after it emptied to once every 5 seconds.
    *
    * Since: 1.2
    */
