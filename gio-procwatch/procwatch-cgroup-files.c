@@ -15,6 +15,7 @@
 
 #include "procwatch-cgroup-files-private.h"
 #include "procwatch-i18n-private.h"
+#include "procwatch-proc-files-private.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
@@ -290,24 +291,14 @@ int
 procwatch_cgroup_parse_populated (const char *text,
                                   gsize       length)
 {
-  const char *end = text + length;
-  const char *line = text;
+  const char *value;
+  gsize value_length;
 
-  while (line < end)
-    {
-      const char *eol = memchr (line, '\n', end - line);
+  if (!procwatch_proc_find_line (text, length, "populated ", &value, &value_length) ||
+      value_length != 1 || (value[0] != '0' && value[0] != '1'))
+    return -1;
 
-      if (eol == NULL)
-        eol = end;
-
-      if (eol - line == strlen ("populated 0") && memcmp (line, "populated ", 10) == 0 &&
-          (line[10] == '0' || line[10] == '1'))
-        return line[10] - '0';
-
-      line = eol + 1;
-    }
-
-  return -1;
+  return value[0] - '0';
 }
 
 /* What cgroup.events says now: 1 or 0, or -1 with errno set (ENODEV once
