@@ -41,9 +41,13 @@
  * [class@Gio.Subprocess] and applications that call `waitpid()` themselves.
  *
  * All watched processes share one [struct@GLib.Source] with one epoll file
- * descriptor (none with the "poll" backend, which only probes), so an
- * iteration of the main loop costs the same whether no process or ten
- * thousand are watched.
+ * descriptor (none with the "poll" backend, which only probes, until a
+ * cgroup is watched), so an iteration of the main loop costs the same
+ * whether no process or ten thousand are watched.
+ *
+ * It also watches cgroups (version 2), such as the one a desktop starts an
+ * application in, to tell when no process of the application is left:
+ * see [method@Procwatch.ProcessMonitor.watch_cgroup].
  *
  * Signals are emitted, and asynchronous waits complete, in the thread-default
  * main context of the thread that created the monitor (see
