@@ -100,7 +100,10 @@ normalize (const char *path)
   for (i = 0; components[i] != NULL; i++)
     {
       if (strcmp (components[i], "..") == 0)
-        return (g_string_free (out, TRUE), NULL);
+        {
+          g_string_free (out, TRUE);
+          return NULL;
+        }
       if (components[i][0] == '\0' || strcmp (components[i], ".") == 0)
         continue;
       g_string_append_c (out, '/');

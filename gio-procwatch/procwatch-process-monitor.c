@@ -506,7 +506,7 @@ on_cgroup_ready (ProcwatchProcessMonitor *self,
       return;
     }
 
-  procwatch_cgroup_debug_event_reads++;
+  g_atomic_int_inc ((gint *) &procwatch_cgroup_debug_event_reads);
   update_cgroup (self, alive, watch);
 }
 
@@ -546,7 +546,7 @@ probe_cgroup (ProcwatchProcessMonitor *self,
               gboolean                *alive,
               ProcwatchCgroupWatch    *watch)
 {
-  procwatch_cgroup_debug_probe_reads++;
+  g_atomic_int_inc ((gint *) &procwatch_cgroup_debug_probe_reads);
   if (!update_cgroup (self, alive, watch))
     return FALSE;
 
