@@ -853,6 +853,65 @@ test_unwatch_and_close (void)
   g_assert_cmpuint (test_count_open_fds (), ==, fds);
 }
 
+static void
+on_emptied_close (ProcwatchProcessMonitor *monitor,
+                  ProcwatchCgroup         *cgroup,
+                  gpointer                 user_data)
+{
+  procwatch_process_monitor_close (monitor);
+  *(guint *) user_data += 1;
+}
+
+static void
+on_emptied_drop (ProcwatchProcessMonitor *monitor,
+                 ProcwatchCgroup         *cgroup,
+                 gpointer                 user_data)
+{
+  ProcwatchProcessMonitor **owner = user_data;
+
+  g_clear_object (owner);
+}
+
+/* A handler of "cgroup-emptied" may close the monitor or drop its last
+ * reference: the wait still pending succeeds (the cgroup was seen empty),
+ * from the main loop, and nothing else is called. */
+static void
+test_handler_ends_monitor (void)
+{
+  g_autoptr(TestCgroup) dir = NULL;
+  g_autoptr(ProcwatchProcessMonitor) monitor = NULL;
+  g_autoptr(ProcwatchCgroup) cgroup = NULL;
+  guint n_closed = 0;
+  Wait wait;
+  GPid pid;
+
+  if (skip_without_cgroups ())
+    return;
+
+  dir = test_cgroup_new ("handler");
+  pid = spawn_in (dir);
+  monitor = new_monitor (NULL);
+  g_signal_connect (monitor, "cgroup-emptied", G_CALLBACK (on_emptied_close), &n_closed);
+  cgroup = watch (monitor, dir->relative, NULL);
+  start_wait (cgroup, NULL, &wait);
+  kill_and_reap (pid);
+  test_run_until_count (NULL, &n_closed, 1);
+  finish_wait (&wait, G_IO_ERROR_EXISTS);
+  g_assert_false (procwatch_process_monitor_unwatch_cgroup (monitor, cgroup));
+  g_clear_object (&monitor);
+  g_clear_object (&cgroup);
+
+  pid = spawn_in (dir);
+  monitor = new_monitor (NULL);
+  g_signal_connect (monitor, "cgroup-emptied", G_CALLBACK (on_emptied_drop), &monitor);
+  cgroup = watch (monitor, dir->relative, NULL);
+  start_wait (cgroup, NULL, &wait);
+  kill_and_reap (pid);
+  finish_wait (&wait, G_IO_ERROR_EXISTS);
+  g_assert_null (monitor);
+  g_assert_null (procwatch_cgroup_get_watch (cgroup));
+}
+
 #define N_MANY 1000
 
 /* One emptying among a thousand cgroups reads that one cgroup. */
@@ -1065,6 +1124,7 @@ main (int    argc,
   g_test_add_func ("/cgroup/removed/empty", test_removed_empty);
   g_test_add_func ("/cgroup/removed/probe-backoff", test_probe_backoff);
   g_test_add_func ("/cgroup/unwatch-and-close", test_unwatch_and_close);
+  g_test_add_func ("/cgroup/handler-ends-monitor", test_handler_ends_monitor);
   g_test_add_func ("/cgroup/many", test_many);
   g_test_add_func ("/cgroup/process-cgroup", test_process_cgroup);
 
