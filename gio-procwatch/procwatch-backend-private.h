@@ -95,8 +95,10 @@ void                    procwatch_handle_set           (ProcwatchHandle        *
 void                    procwatch_handle_close         (ProcwatchHandle        *handle);
 int                     procwatch_handle_get_pidfd     (const ProcwatchBackend *backend,
                                                         const ProcwatchHandle  *handle);
-char                   *procwatch_handle_read_name     (const ProcwatchBackend *backend,
-                                                        const ProcwatchHandle  *handle);
+void                    procwatch_handle_read_identity (const ProcwatchBackend *backend,
+                                                        const ProcwatchHandle  *handle,
+                                                        char                  **name,
+                                                        char                  **cgroup);
 guint32                 procwatch_handle_poll          (const ProcwatchHandle  *handle);
 void                    procwatch_set_error_from_errno (GError                **error,
                                                         int                     saved_errno,

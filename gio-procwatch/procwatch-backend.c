@@ -136,29 +136,41 @@ procwatch_handle_get_pidfd (const ProcwatchBackend *backend,
   return backend->handle_fd_is_pidfd ? handle->fd : handle->pidfd;
 }
 
-/* The name (comm) of the process, read by pid and kept only if the handle
- * shows the process unreaped afterwards: until the reap, its pid cannot
- * belong to another. NULL if it cannot be told. */
-char *
-procwatch_handle_read_name (const ProcwatchBackend *backend,
-                            const ProcwatchHandle  *handle)
+/* The name (comm) and the cgroup v2 path of the process, read by pid and
+ * kept only if the handle shows the process unreaped afterwards: until the
+ * reap, its pid cannot belong to another. NULL where it cannot be told. */
+void
+procwatch_handle_read_identity (const ProcwatchBackend  *backend,
+                                const ProcwatchHandle   *handle,
+                                char                   **name,
+                                char                   **cgroup)
 {
-  g_autofree char *name = NULL;
+  g_autofree char *read_name = NULL;
+  g_autofree char *read_cgroup = NULL;
   int pidfd;
   gboolean reaped;
 
+  *name = NULL;
+  *cgroup = NULL;
+
   if (handle->pid <= 0 || handle->fd < 0)
-    return NULL;
+    return;
 
-  name = procwatch_proc_read_comm (handle->pid);
-  if (name == NULL)
-    return NULL;
+  read_name = procwatch_proc_read_comm (handle->pid);
+  read_cgroup = procwatch_proc_read_cgroup (handle->pid);
+  if (read_name == NULL && read_cgroup == NULL)
+    return;
 
+  /* One check for both reads: if the handle's process was not reaped after
+   * them, the pid was still its own while they were made. */
   pidfd = procwatch_handle_get_pidfd (backend, handle);
   reaped = pidfd >= 0 ? procwatch_pidfd_is_reaped (pidfd)
                       : backend->read_state (backend, handle, 0) == PROCWATCH_PROCESS_STATE_REAPED;
+  if (reaped)
+    return;
 
-  return reaped ? NULL : g_steal_pointer (&name);
+  *name = g_steal_pointer (&read_name);
+  *cgroup = g_steal_pointer (&read_cgroup);
 }
 
 /* The epoll events that the handle shows now, for a backend asked to look

@@ -21,6 +21,7 @@ typedef struct
   GSequenceIter *iter;     /* in the queue; NULL when not scheduled */
   gint64 due;              /* monotonic time, in microseconds */
   gint64 interval;         /* the current step of the backoff */
+  gint64 max_interval;     /* where the backoff stops; 0: the scheduler's */
   gpointer data;           /* what is probed, handed back when due */
 } ProcwatchProbe;
 

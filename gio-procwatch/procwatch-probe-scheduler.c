@@ -77,7 +77,8 @@ procwatch_probe_schedule (ProcwatchProbeScheduler *self,
   if (restart_backoff || probe->interval == 0)
     probe->interval = self->min_interval;
   else
-    probe->interval = MIN (probe->interval * 2, self->max_interval);
+    probe->interval = MIN (probe->interval * 2,
+                           probe->max_interval > 0 ? probe->max_interval : self->max_interval);
 
   if (probe->iter != NULL)
     g_sequence_remove (probe->iter);

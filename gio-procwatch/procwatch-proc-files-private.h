@@ -28,6 +28,14 @@ gboolean procwatch_proc_read_ppid        (GPid         pid,
                                           GPid        *ppid);
 gboolean procwatch_proc_is_own_pid_ns    (gboolean    *own);
 char    *procwatch_proc_read_comm        (GPid         pid);
+char    *procwatch_proc_read_cgroup      (GPid         pid);
+gboolean procwatch_proc_find_line        (const char  *text,
+                                          gsize        length,
+                                          const char  *prefix,
+                                          const char **rest,
+                                          gsize       *rest_length);
+char    *procwatch_proc_find_cgroup_v2   (const char  *text,
+                                          gsize        length);
 gboolean procwatch_proc_parse_stat       (const char  *text,
                                           gsize        length,
                                           char        *state,

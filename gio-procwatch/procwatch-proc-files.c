@@ -77,38 +77,24 @@ procwatch_proc_find_int_field (const char *text,
                                const char *name,
                                gint64     *value)
 {
-  gsize name_length = strlen (name);
-  const char *end = text + length;
-  const char *line = text;
+  g_autofree char *prefix = g_strconcat (name, ":", NULL);
+  const char *p;
+  const char *eol;
+  const char *token;
+  gsize rest_length;
 
-  while (line < end)
-    {
-      const char *eol = memchr (line, '\n', end - line);
+  if (!procwatch_proc_find_line (text, length, prefix, &p, &rest_length))
+    return FALSE;
 
-      if (eol == NULL)
-        eol = end;
+  eol = p + rest_length;
+  while (p < eol && (*p == ' ' || *p == '\t'))
+    p++;
 
-      if ((gsize) (eol - line) > name_length &&
-          memcmp (line, name, name_length) == 0 &&
-          line[name_length] == ':')
-        {
-          const char *p = line + name_length + 1;
-          const char *token;
+  token = p;
+  while (p < eol && *p != ' ' && *p != '\t')
+    p++;
 
-          while (p < eol && (*p == ' ' || *p == '\t'))
-            p++;
-
-          token = p;
-          while (p < eol && *p != ' ' && *p != '\t')
-            p++;
-
-          return parse_number (token, p - token, G_MININT64, G_MAXINT64, value);
-        }
-
-      line = eol + 1;
-    }
-
-  return FALSE;
+  return parse_number (token, p - token, G_MININT64, G_MAXINT64, value);
 }
 
 /* Whether /proc is the one of our own pid namespace, so that the pids it
@@ -172,6 +158,75 @@ procwatch_proc_read_comm (GPid pid)
     length--;
 
   return g_utf8_make_valid (text, length);
+}
+
+/* The rest of the first line of @text[0..@length) that starts with
+ * @prefix, as @rest and its length (without the newline). */
+gboolean
+procwatch_proc_find_line (const char  *text,
+                          gsize        length,
+                          const char  *prefix,
+                          const char **rest,
+                          gsize       *rest_length)
+{
+  gsize prefix_length = strlen (prefix);
+  const char *end = text + length;
+  const char *line = text;
+
+  while (line < end)
+    {
+      const char *eol = memchr (line, '\n', end - line);
+
+      if (eol == NULL)
+        eol = end;
+
+      if ((gsize) (eol - line) >= prefix_length && memcmp (line, prefix, prefix_length) == 0)
+        {
+          *rest = line + prefix_length;
+          *rest_length = eol - *rest;
+          return TRUE;
+        }
+
+      line = eol + 1;
+    }
+
+  return FALSE;
+}
+
+/* The path of the "0::" line of a /proc/<pid>/cgroup text (cgroup v2),
+ * or NULL if there is none. */
+char *
+procwatch_proc_find_cgroup_v2 (const char *text,
+                               gsize       length)
+{
+  const char *path;
+  gsize path_length;
+
+  if (!procwatch_proc_find_line (text, length, "0::", &path, &path_length) || path_length == 0)
+    return NULL;
+
+  return g_strndup (path, path_length);
+}
+
+/* The cgroup v2 path of process @pid, relative to the root of our cgroup
+ * namespace, or NULL. As for the comm, only from a /proc of our own pid
+ * namespace, and the caller checks the pid after the read. */
+char *
+procwatch_proc_read_cgroup (GPid pid)
+{
+  char path[64];
+  char text[4096 + 256];
+  gssize length;
+
+  if (!proc_is_known_own ())
+    return NULL;
+
+  g_snprintf (path, sizeof path, "/proc/%d/cgroup", (int) pid);
+  length = procwatch_proc_read_file (path, text, sizeof text);
+  if (length <= 0)
+    return NULL;
+
+  return procwatch_proc_find_cgroup_v2 (text, length);
 }
 
 /* The "Pid:" of a pidfd: -1 once the process has been reaped (Linux 5.10+),

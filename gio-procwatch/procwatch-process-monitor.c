@@ -4,12 +4,15 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
 
 #include "procwatch-i18n-private.h"
 #include "procwatch-backend-private.h"
+#include "procwatch-cgroup-files-private.h"
+#include "procwatch-cgroup-private.h"
 #include "procwatch-dbus-sender-private.h"
 #include "procwatch-item-list-private.h"
 #include "procwatch-probe-scheduler-private.h"
@@ -41,9 +44,13 @@
  * [class@Gio.Subprocess] and applications that call `waitpid()` themselves.
  *
  * All watched processes share one [struct@GLib.Source] with one epoll file
- * descriptor (none with the "poll" backend, which only probes), so an
- * iteration of the main loop costs the same whether no process or ten
- * thousand are watched.
+ * descriptor (none with the "poll" backend, which only probes, until a
+ * cgroup is watched), so an iteration of the main loop costs the same
+ * whether no process or ten thousand are watched.
+ *
+ * It also watches cgroups (version 2), such as the one a desktop starts an
+ * application in, to tell when no process of the application is left:
+ * see [method@Procwatch.ProcessMonitor.watch_cgroup].
  *
  * Signals are emitted, and asynchronous waits complete, in the thread-default
  * main context of the thread that created the monitor (see
@@ -105,7 +112,12 @@ struct _ProcwatchProcessMonitor
   /* With the source: both exist once something has been watched. */
   ProcwatchProbeScheduler *probes;
 
-  /* Watches dropped while epoll refused to let go of their handle. */
+  /* cgroup id → its ProcwatchCgroupWatch, holding a reference given up
+   * by stop_cgroup(). */
+  GHashTable *cgroups;
+
+  /* Watches (processes and cgroups: ProcwatchSourceEntry) dropped while
+   * epoll refused to let go of their handle. */
   GPtrArray *lingering;
 
   /* Shared with dispatches under way: false once the monitor is closed. */
@@ -128,6 +140,7 @@ enum {
 enum {
   SIGNAL_EXITED,
   SIGNAL_REAPED,
+  SIGNAL_CGROUP_EMPTIED,
   N_SIGNALS
 };
 
@@ -144,6 +157,61 @@ static gboolean
 is_alive (gboolean *alive)
 {
   return *alive;
+}
+
+/* What epoll and the probe scheduler hand back is a process watch or a
+ * cgroup watch, told apart by their common first member. */
+static ProcwatchSourceEntry *
+entry_ref (ProcwatchSourceEntry *entry)
+{
+  if (entry->kind == PROCWATCH_SOURCE_ENTRY_CGROUP)
+    procwatch_cgroup_watch_ref ((ProcwatchCgroupWatch *) entry);
+  else
+    procwatch_watch_ref ((ProcwatchWatch *) entry);
+  return entry;
+}
+
+static void
+entry_unref (ProcwatchSourceEntry *entry)
+{
+  if (entry->kind == PROCWATCH_SOURCE_ENTRY_CGROUP)
+    procwatch_cgroup_watch_unref ((ProcwatchCgroupWatch *) entry);
+  else
+    procwatch_watch_unref ((ProcwatchWatch *) entry);
+}
+
+static int
+entry_get_fd (ProcwatchSourceEntry *entry)
+{
+  if (entry->kind == PROCWATCH_SOURCE_ENTRY_CGROUP)
+    return ((ProcwatchCgroupWatch *) entry)->fd;
+  return ((ProcwatchWatch *) entry)->handle.fd;
+}
+
+static void
+entry_close (ProcwatchSourceEntry *entry)
+{
+  if (entry->kind == PROCWATCH_SOURCE_ENTRY_CGROUP)
+    procwatch_cgroup_watch_close ((ProcwatchCgroupWatch *) entry);
+  else
+    procwatch_handle_close (&((ProcwatchWatch *) entry)->handle);
+}
+
+/* epoll forgets a handle on removal or once no fd anywhere refers to its
+ * open file, and a forked child holds copies until it execs. If the
+ * removal fails, closing our fd may leave the kernel handing out this
+ * entry with events: it stays, fd open, until a removal works. Once the
+ * monitor is disposed nothing reads the set: nothing is removed. */
+static void
+release_handle (ProcwatchProcessMonitor *self,
+                ProcwatchSourceEntry    *entry,
+                gboolean                 in_epoll_set)
+{
+  if (in_epoll_set && is_alive (self->alive) &&
+      !procwatch_source_remove_handle (self->source, entry_get_fd (entry)))
+    g_ptr_array_add (self->lingering, entry_ref (entry));
+  else
+    entry_close (entry);
 }
 
 /* Waits for @state to be left: by an epoll event where the backend has one,
@@ -210,18 +278,7 @@ stop_watch (ProcwatchProcessMonitor *self,
 
   procwatch_watch_stopped (watch);
   procwatch_probe_unschedule (self->probes, &watch->probe);
-
-  /* epoll forgets a handle on removal or once no fd anywhere refers to its
-   * open file, and a forked child holds copies until it execs. If the
-   * removal fails, closing our fd may leave the kernel handing out this
-   * watch with events: it stays, fd open, until a removal works. Once the
-   * monitor is disposed nothing reads the set: nothing is removed. */
-  if (self->backend->handles_pollable && is_alive (self->alive) &&
-      !procwatch_source_remove_handle (self->source, watch->handle.fd))
-    g_ptr_array_add (self->lingering, procwatch_watch_ref (watch));
-  else
-    procwatch_handle_close (&watch->handle);
-
+  release_handle (self, &watch->entry, self->backend->handles_pollable);
   procwatch_watch_settle_waits_later (watch, reason);
   procwatch_watch_unref (watch);
 }
@@ -251,13 +308,30 @@ drop_watch (ProcwatchProcessMonitor *self,
 /* Its handle is ready, and so comes back at every iteration until then. */
 static void
 retry_lingering (ProcwatchProcessMonitor *self,
-                 ProcwatchWatch          *watch)
+                 ProcwatchSourceEntry    *entry)
 {
-  if (!procwatch_source_remove_handle (self->source, watch->handle.fd))
+  if (!procwatch_source_remove_handle (self->source, entry_get_fd (entry)))
     return;
 
-  procwatch_handle_close (&watch->handle);
-  g_ptr_array_remove_fast (self->lingering, watch);
+  entry_close (entry);
+  g_ptr_array_remove_fast (self->lingering, entry);
+}
+
+/* Stops watching @watch, which is in the table: no event of it is handled
+ * after this. Gives up the table's reference. Calls nothing of the
+ * application. */
+static void
+stop_cgroup (ProcwatchProcessMonitor *self,
+             ProcwatchCgroupWatch    *watch,
+             const char              *reason)
+{
+  g_assert (watch->watched);
+
+  g_hash_table_remove (self->cgroups, &watch->id);
+  procwatch_cgroup_watch_stopped (watch, reason);
+  procwatch_probe_unschedule (self->probes, &watch->probe);
+  release_handle (self, &watch->entry, TRUE);
+  procwatch_cgroup_watch_unref (watch);
 }
 
 static gboolean
@@ -340,86 +414,201 @@ advance_watch (ProcwatchProcessMonitor *self,
 }
 
 static void
+on_process_ready (ProcwatchProcessMonitor *self,
+                  gboolean                *alive,
+                  ProcwatchWatch          *watch,
+                  guint32                  revents)
+{
+  const ProcwatchBackend *backend = self->backend;
+  ProcwatchProcessState state;
+
+  if (!watch->watched)
+    {
+      if (watch->handle.fd >= 0)
+        retry_lingering (self, &watch->entry);
+      return;
+    }
+
+  state = backend->read_state (backend, &watch->handle, revents);
+
+  /* Ready, yet nothing new (a child being reaped by another thread,
+   * whose status comes with the reap): readiness would wake us again at
+   * once, so only the hang-up, always reported, is listened for, and
+   * the process is probed for besides. */
+  if (state <= procwatch_process_get_state (watch->process))
+    {
+      if (!procwatch_source_modify_handle (self->source, watch->handle.fd, 0, watch))
+        procwatch_source_remove_handle (self->source, watch->handle.fd);
+      procwatch_probe_schedule (self->probes, &watch->probe, TRUE);
+      return;
+    }
+
+  advance_watch (self, alive, watch, state);
+}
+
+/* Reads cgroup.events and takes it as the truth: notifications are merged,
+ * so whatever changed since the last read is what counts. An empty cgroup
+ * is probed for its removal, which raises no event (not in epoll, not in
+ * inotify); a cgroup can only be removed once empty. Handlers may do
+ * anything: returns false once the monitor is gone. */
+static gboolean
+update_cgroup (ProcwatchProcessMonitor *self,
+               gboolean                *alive,
+               ProcwatchCgroupWatch    *watch)
+{
+  ProcwatchCgroup *cgroup = watch->cgroup;
+  int populated = procwatch_cgroup_read_populated (watch->fd);
+  gboolean was_populated = procwatch_cgroup_get_populated (cgroup);
+  gboolean removed = populated < 0;
+
+  if (removed)
+    populated = FALSE;
+
+  if (was_populated && !populated)
+    {
+      procwatch_cgroup_set_populated (cgroup, FALSE);
+      if (!is_alive (alive))
+        return FALSE;
+
+      g_signal_emit (self, signals[SIGNAL_CGROUP_EMPTIED], 0, cgroup);
+      if (!is_alive (alive) || !procwatch_cgroup_complete_waits (cgroup, alive))
+        return FALSE;
+    }
+  else if (populated && !was_populated)
+    {
+      procwatch_cgroup_set_populated (cgroup, TRUE);
+      if (!is_alive (alive))
+        return FALSE;
+    }
+
+  if (!watch->watched)
+    return TRUE;
+
+  /* Probed soon after it empties, then less and less often (see
+   * probe_cgroup()): not at every read, or the backoff would restart at
+   * each probe. */
+  if (removed)
+    stop_cgroup (self, watch, N_("the cgroup was removed"));
+  else if (populated)
+    procwatch_probe_unschedule (self->probes, &watch->probe);
+  else if (was_populated)
+    procwatch_probe_schedule (self->probes, &watch->probe, TRUE);
+
+  return TRUE;
+}
+
+static void
+on_cgroup_ready (ProcwatchProcessMonitor *self,
+                 gboolean                *alive,
+                 ProcwatchCgroupWatch    *watch)
+{
+  if (!watch->watched)
+    {
+      if (watch->fd >= 0)
+        retry_lingering (self, &watch->entry);
+      return;
+    }
+
+  g_atomic_int_inc ((gint *) &procwatch_cgroup_debug_event_reads);
+  update_cgroup (self, alive, watch);
+}
+
+static void
 on_handles_ready (gpointer                  owner,
                   const struct epoll_event *events,
                   guint                     n_events)
 {
   ProcwatchProcessMonitor *self = owner;
-  const ProcwatchBackend *backend = self->backend;
   gboolean *alive = g_rc_box_acquire (self->alive);
-  ProcwatchWatch **batch = g_newa (ProcwatchWatch *, n_events);
+  ProcwatchSourceEntry **batch = g_newa (ProcwatchSourceEntry *, n_events);
   guint i;
 
   /* Pinned before any handler runs: one may unwatch a process whose event
    * is further down this batch. */
   for (i = 0; i < n_events; i++)
-    batch[i] = procwatch_watch_ref (events[i].data.ptr);
+    batch[i] = entry_ref (events[i].data.ptr);
 
   for (i = 0; i < n_events && is_alive (alive); i++)
     {
-      ProcwatchWatch *watch = batch[i];
-
-      ProcwatchProcessState state;
-
-      if (!watch->watched)
-        {
-          if (watch->handle.fd >= 0)
-            retry_lingering (self, watch);
-          continue;
-        }
-
-      state = backend->read_state (backend, &watch->handle, events[i].events);
-
-      /* Ready, yet nothing new (a child being reaped by another thread,
-       * whose status comes with the reap): readiness would wake us again at
-       * once, so only the hang-up, always reported, is listened for, and
-       * the process is probed for besides. */
-      if (state <= procwatch_process_get_state (watch->process))
-        {
-          if (!procwatch_source_modify_handle (self->source, watch->handle.fd, 0, watch))
-            procwatch_source_remove_handle (self->source, watch->handle.fd);
-          procwatch_probe_schedule (self->probes, &watch->probe, TRUE);
-          continue;
-        }
-
-      advance_watch (self, alive, watch, state);
+      if (batch[i]->kind == PROCWATCH_SOURCE_ENTRY_CGROUP)
+        on_cgroup_ready (self, alive, (ProcwatchCgroupWatch *) batch[i]);
+      else
+        on_process_ready (self, alive, (ProcwatchWatch *) batch[i], events[i].events);
     }
 
   for (i = 0; i < n_events; i++)
-    procwatch_watch_unref (batch[i]);
+    entry_unref (batch[i]);
 
   g_rc_box_release (alive);
+}
+
+/* An empty cgroup, for its removal; it is probed less and less often
+ * while it stays empty. */
+static gboolean
+probe_cgroup (ProcwatchProcessMonitor *self,
+              gboolean                *alive,
+              ProcwatchCgroupWatch    *watch)
+{
+  g_atomic_int_inc ((gint *) &procwatch_cgroup_debug_probe_reads);
+  if (!update_cgroup (self, alive, watch))
+    return FALSE;
+
+  if (watch->watched && watch->probe.iter == NULL &&
+      !procwatch_cgroup_get_populated (watch->cgroup))
+    procwatch_probe_schedule (self->probes, &watch->probe, FALSE);
+
+  return TRUE;
+}
+
+static gboolean
+probe_process (ProcwatchProcessMonitor *self,
+               gboolean                *alive,
+               ProcwatchWatch          *watch)
+{
+  const ProcwatchBackend *backend = self->backend;
+  ProcwatchProcessState before = procwatch_process_get_state (watch->process);
+
+  if (!advance_watch (self, alive, watch, backend->read_state (backend, &watch->handle, 0)))
+    return FALSE;
+
+  if (watch->watched && watch->probe.iter == NULL &&
+      procwatch_process_get_state (watch->process) == before)
+    procwatch_probe_schedule (self->probes, &watch->probe, FALSE);
+
+  return TRUE;
 }
 
 static void
 on_probe_timer (gpointer owner)
 {
   ProcwatchProcessMonitor *self = owner;
-  const ProcwatchBackend *backend = self->backend;
   gboolean *alive = g_rc_box_acquire (self->alive);
-  g_autoptr(GPtrArray) due = g_ptr_array_new_with_free_func ((GDestroyNotify) procwatch_watch_unref);
+  g_autoptr(GPtrArray) due = g_ptr_array_new_with_free_func ((GDestroyNotify) entry_unref);
   guint i;
 
   /* Taken out of the queue first: probing may reschedule them. */
   procwatch_probe_scheduler_take_due (self->probes, due);
   for (i = 0; i < due->len; i++)
-    procwatch_watch_ref (g_ptr_array_index (due, i));
+    entry_ref (g_ptr_array_index (due, i));
 
   for (i = 0; i < due->len && is_alive (alive); i++)
     {
-      ProcwatchWatch *watch = g_ptr_array_index (due, i);
-      ProcwatchProcessState before;
+      ProcwatchSourceEntry *entry = g_ptr_array_index (due, i);
 
-      if (!watch->watched)
-        continue;
+      if (entry->kind == PROCWATCH_SOURCE_ENTRY_CGROUP)
+        {
+          ProcwatchCgroupWatch *watch = (ProcwatchCgroupWatch *) entry;
 
-      before = procwatch_process_get_state (watch->process);
-      if (!advance_watch (self, alive, watch, backend->read_state (backend, &watch->handle, 0)))
-        break;
+          if (watch->watched && !probe_cgroup (self, alive, watch))
+            break;
+        }
+      else
+        {
+          ProcwatchWatch *watch = (ProcwatchWatch *) entry;
 
-      if (watch->watched && watch->probe.iter == NULL &&
-          procwatch_process_get_state (watch->process) == before)
-        procwatch_probe_schedule (self->probes, &watch->probe, FALSE);
+          if (watch->watched && !probe_process (self, alive, watch))
+            break;
+        }
     }
 
   if (is_alive (alive))
@@ -576,6 +765,7 @@ shut_down (ProcwatchProcessMonitor *self,
            const char              *reason)
 {
   g_autoptr(GHashTable) watches = NULL;
+  g_autoptr(GHashTable) cgroups = NULL;
   GHashTableIter iter;
   gpointer value;
   guint n_items;
@@ -602,6 +792,12 @@ shut_down (ProcwatchProcessMonitor *self,
           watch = older;
         }
     }
+
+  cgroups = g_steal_pointer (&self->cgroups);
+  self->cgroups = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_hash_table_iter_init (&iter, cgroups);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    stop_cgroup (self, value, reason);
 
   g_clear_pointer (&self->probes, procwatch_probe_scheduler_free);
 
@@ -652,6 +848,7 @@ procwatch_process_monitor_finalize (GObject *object)
   ProcwatchProcessMonitor *self = PROCWATCH_PROCESS_MONITOR (object);
 
   g_hash_table_unref (self->watches);
+  g_hash_table_unref (self->cgroups);
   procwatch_item_list_free (self->items);
   g_ptr_array_unref (self->lingering);
   g_main_context_unref (self->context);
@@ -762,6 +959,41 @@ procwatch_process_monitor_class_init (ProcwatchProcessMonitorClass *klass)
                   NULL, NULL,
                   NULL,
                   G_TYPE_NONE, 1, PROCWATCH_TYPE_PROCESS);
+
+  /**
+   * ProcwatchProcessMonitor::cgroup-emptied:
+   * @self: the monitor
+   * @cgroup: (transfer none): the cgroup that no process is in any more
+   *
+   * Emitted each time a watched cgroup is seen going from populated to
+   * empty, once per such change seen, after
+   * [property@Procwatch.Cgroup:populated] has become false and before
+   * pending [method@Procwatch.Cgroup.wait_empty_async] calls complete.
+   *
+   * The kernel empties the cgroup of an exiting process before the
+   * process is a zombie, so no order is promised between this signal and
+   * [signal@Procwatch.ProcessMonitor::exited] or
+   * [signal@Procwatch.ProcessMonitor::reaped] for the processes that were
+   * in the cgroup: it often comes first.
+   *
+   * When a watched cgroup is removed (it can only be removed once empty),
+   * the monitor stops watching it: if it had not seen it empty yet, this
+   * signal is emitted first; [property@Procwatch.Cgroup:populated] stays
+   * false from then on. The kernel announces no removal: the monitor
+   * notices it at the next notification of the cgroup or, for a cgroup
+   * that is empty, by looking at it on a timer that backs off from a few
+   * milliseconds after it emptied to once every 5 seconds.
+   *
+   * Since: 1.2
+   */
+  signals[SIGNAL_CGROUP_EMPTIED] =
+    g_signal_new ("cgroup-emptied",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0,
+                  NULL, NULL,
+                  NULL,
+                  G_TYPE_NONE, 1, PROCWATCH_TYPE_CGROUP);
 }
 
 static void
@@ -771,7 +1003,8 @@ procwatch_process_monitor_init (ProcwatchProcessMonitor *self)
   self->context = g_main_context_ref_thread_default ();
   self->watches = g_hash_table_new (NULL, NULL);
   self->items = procwatch_item_list_new ();
-  self->lingering = g_ptr_array_new_with_free_func ((GDestroyNotify) procwatch_watch_unref);
+  self->cgroups = g_hash_table_new (g_int64_hash, g_int64_equal);
+  self->lingering = g_ptr_array_new_with_free_func ((GDestroyNotify) entry_unref);
   self->alive = g_rc_box_new (gboolean);
   *self->alive = TRUE;
   self->creator_pid = getpid ();
@@ -1392,6 +1625,142 @@ procwatch_process_monitor_watch_dbus_sender_finish (ProcwatchProcessMonitor  *se
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * procwatch_process_monitor_watch_cgroup:
+ * @self: a monitor
+ * @path: a cgroup v2 path: relative to the root of the hierarchy, as
+ *   `/proc/<pid>/cgroup` and [method@Procwatch.Process.get_cgroup] write
+ *   it, or a path of the cgroup's directory under the cgroup2 mount point
+ * @error: return location for an error
+ *
+ * Starts watching a cgroup (version 2) for whether processes are in it,
+ * such as the systemd scope a desktop starts an application in:
+ * [property@Procwatch.Cgroup:populated] follows what the kernel says, and
+ * [signal@Procwatch.ProcessMonitor::cgroup-emptied] tells when the last
+ * process has left, whichever process that was (one forked by the
+ * application and outliving the process that was launched too).
+ *
+ * The cgroup2 mount is found in `/proc/self/mountinfo`, wherever it is
+ * (`/sys/fs/cgroup`, or `/sys/fs/cgroup/unified` in a hybrid layout). A
+ * path that exists both as a relative cgroup path and as a path under the
+ * mount point is taken as the latter. A cgroup is identified by its id
+ * (the inode number of its directory): watching it again, by any path,
+ * returns the same [class@Procwatch.Cgroup], and
+ * [method@Procwatch.Cgroup.get_path] keeps the path it was first watched
+ * by.
+ *
+ * Its `cgroup.events` file joins the monitor's one epoll set (also with the
+ * "poll" backend, which makes one for cgroups alone), so an emptying costs
+ * a dispatch that reads this one cgroup, however many are watched. An
+ * empty cgroup is also looked at on a timer, since its removal raises no
+ * event: see [signal@Procwatch.ProcessMonitor::cgroup-emptied].
+ *
+ * Errors are in the [error@Gio.IOErrorEnum] domain:
+ * `G_IO_ERROR_NOT_SUPPORTED` when cgroup v2 is not mounted (or
+ * `/proc/self/mountinfo` cannot be read); `G_IO_ERROR_NOT_FOUND` when
+ * there is no such cgroup; `G_IO_ERROR_INVALID_ARGUMENT` for an empty
+ * path, a path with a ".." component, an existing path that is not a
+ * cgroup v2 directory (not under the mount), or the root cgroup (which has
+ * no `cgroup.events`: it is never empty); `G_IO_ERROR_PERMISSION_DENIED`
+ * when the cgroup cannot be read; `G_IO_ERROR_CLOSED` once the monitor is
+ * closed. A failed call changes nothing.
+ *
+ * Returns: (transfer full): the watched cgroup, or `NULL` on error
+ *
+ * Since: 1.2
+ */
+ProcwatchCgroup *
+procwatch_process_monitor_watch_cgroup (ProcwatchProcessMonitor  *self,
+                                        const char               *path,
+                                        GError                  **error)
+{
+  g_autoptr(GPtrArray) mounts = NULL;
+  g_autofree char *relative = NULL;
+  g_autofree char *absolute = NULL;
+  ProcwatchCgroupWatch *watch;
+  guint64 id;
+  int populated;
+  int fd;
+
+  g_return_val_if_fail (PROCWATCH_IS_PROCESS_MONITOR (self), NULL);
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!ensure_source (self, error) ||
+      !procwatch_source_ensure_epoll (self->source, error) ||
+      (mounts = procwatch_cgroup_read_mounts (error)) == NULL ||
+      !procwatch_cgroup_resolve (mounts, path, &relative, &absolute, error))
+    return NULL;
+
+  fd = procwatch_cgroup_open_events (relative, absolute, &id, error);
+  if (fd < 0)
+    return NULL;
+
+  watch = g_hash_table_lookup (self->cgroups, &id);
+  if (watch != NULL)
+    {
+      close (fd);
+      return g_object_ref (watch->cgroup);
+    }
+
+  watch = procwatch_cgroup_watch_new (self, relative, id, fd);
+
+  /* Read once it is in the set, so that no change falls in between. */
+  if (!procwatch_source_add_handle (self->source, fd, EPOLLPRI | EPOLLERR, watch) ||
+      (populated = procwatch_cgroup_read_populated (fd)) < 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_IO_ERROR,
+                   saved_errno == ENODEV ? G_IO_ERROR_NOT_FOUND : g_io_error_from_errno (saved_errno),
+                   /* Translators: the first %s is a cgroup path, the second the system's error message. */
+                   _("Cannot watch cgroup %s: %s"), relative, g_strerror (saved_errno));
+      procwatch_source_remove_handle (self->source, fd);
+      procwatch_cgroup_watch_stopped (watch, N_("it could not be watched"));
+      procwatch_cgroup_watch_unref (watch);
+      return NULL;
+    }
+
+  procwatch_cgroup_set_populated (watch->cgroup, populated);
+  g_hash_table_insert (self->cgroups, &watch->id, watch);
+  if (!populated)
+    procwatch_probe_schedule (self->probes, &watch->probe, TRUE);
+
+  return g_object_ref (watch->cgroup);
+}
+
+/**
+ * procwatch_process_monitor_unwatch_cgroup:
+ * @self: a monitor
+ * @cgroup: a cgroup
+ *
+ * Stops watching @cgroup: [property@Procwatch.Cgroup:populated] no longer
+ * changes and no signal is emitted for it afterwards. Pending waits on it
+ * complete from the main loop, after this call has returned: successfully
+ * if it was seen empty, else with `G_IO_ERROR_CANCELLED`.
+ *
+ * Returns: true if @cgroup was watched by @self; false if not (unwatched
+ *   already, removed, watched by another monitor) and on a closed monitor
+ *
+ * Since: 1.2
+ */
+gboolean
+procwatch_process_monitor_unwatch_cgroup (ProcwatchProcessMonitor *self,
+                                          ProcwatchCgroup         *cgroup)
+{
+  ProcwatchCgroupWatch *watch;
+
+  g_return_val_if_fail (PROCWATCH_IS_PROCESS_MONITOR (self), FALSE);
+  g_return_val_if_fail (PROCWATCH_IS_CGROUP (cgroup), FALSE);
+
+  watch = procwatch_cgroup_get_watch (cgroup);
+  if (watch == NULL || watch->owner != self || !is_open (self))
+    return FALSE;
+
+  stop_cgroup (self, watch, N_("the cgroup was unwatched"));
+  return TRUE;
 }
 
 static GType

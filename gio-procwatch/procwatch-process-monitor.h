@@ -11,6 +11,7 @@
 #include <gio/gio.h>
 
 #include "procwatch-version.h"
+#include "procwatch-cgroup.h"
 #include "procwatch-process.h"
 
 G_BEGIN_DECLS
@@ -49,6 +50,13 @@ ProcwatchProcess        *procwatch_process_monitor_watch_pid_inode (ProcwatchPro
                                                                     GError                  **error);
 PROCWATCH_AVAILABLE_IN_1_2
 void                     procwatch_process_monitor_close       (ProcwatchProcessMonitor  *self);
+PROCWATCH_AVAILABLE_IN_1_2
+ProcwatchCgroup         *procwatch_process_monitor_watch_cgroup (ProcwatchProcessMonitor  *self,
+                                                                 const char               *path,
+                                                                 GError                  **error);
+PROCWATCH_AVAILABLE_IN_1_2
+gboolean                 procwatch_process_monitor_unwatch_cgroup (ProcwatchProcessMonitor *self,
+                                                                   ProcwatchCgroup         *cgroup);
 PROCWATCH_AVAILABLE_IN_1_0
 void                     procwatch_process_monitor_wait_async  (ProcwatchProcessMonitor  *self,
                                                                 GPid                      pid,

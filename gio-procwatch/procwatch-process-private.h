@@ -12,7 +12,8 @@ struct _ProcwatchWatch;
 
 ProcwatchProcess *procwatch_process_new        (GPid                  pid,
                                                  guint64               inode,
-                                                 const char           *name);
+                                                 const char           *name,
+                                                 const char           *cgroup);
 void              procwatch_process_set_watch  (ProcwatchProcess     *self,
                                                  struct _ProcwatchWatch *watch);
 struct _ProcwatchWatch *procwatch_process_get_watch (ProcwatchProcess *self);

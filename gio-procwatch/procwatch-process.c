@@ -53,6 +53,7 @@ struct _ProcwatchProcess
   GPid pid;
   guint64 inode;
   char *name;
+  char *cgroup;
   ProcwatchProcessState state;
   int wait_status;
   guint has_status : 1;
@@ -70,6 +71,7 @@ enum {
   PROP_HAS_STATUS,
   PROP_EXIT_STATUS,
   PROP_TERM_SIG,
+  PROP_CGROUP,
   N_PROPS
 };
 
@@ -115,6 +117,10 @@ procwatch_process_get_property (GObject    *object,
       g_value_set_int (value, procwatch_process_get_if_signaled (self) ? WTERMSIG (self->wait_status) : 0);
       break;
 
+    case PROP_CGROUP:
+      g_value_set_string (value, self->cgroup);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -126,6 +132,7 @@ procwatch_process_finalize (GObject *object)
   ProcwatchProcess *self = PROCWATCH_PROCESS (object);
 
   g_free (self->name);
+  g_free (self->cgroup);
 
   G_OBJECT_CLASS (procwatch_process_parent_class)->finalize (object);
 }
@@ -201,6 +208,19 @@ procwatch_process_class_init (ProcwatchProcessClass *klass)
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
 
   /**
+   * ProcwatchProcess:cgroup:
+   *
+   * The cgroup v2 path of the process when watching started: see
+   * [method@Procwatch.Process.get_cgroup].
+   *
+   * Since: 1.2
+   */
+  properties[PROP_CGROUP] =
+    g_param_spec_string ("cgroup", NULL, NULL,
+                         NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+
+  /**
    * ProcwatchProcess:has-status: (getter has_status)
    *
    * Whether the wait status of the terminated process is known: see
@@ -255,13 +275,15 @@ procwatch_process_init (ProcwatchProcess *self)
 ProcwatchProcess *
 procwatch_process_new (GPid        pid,
                        guint64     inode,
-                       const char *name)
+                       const char *name,
+                       const char *cgroup)
 {
   ProcwatchProcess *self = g_object_new (PROCWATCH_TYPE_PROCESS, NULL);
 
   self->pid = pid;
   self->inode = inode;
   self->name = g_strdup (name);
+  self->cgroup = g_strdup (cgroup);
 
   return self;
 }
@@ -515,6 +537,32 @@ procwatch_process_get_name (ProcwatchProcess *self)
   g_return_val_if_fail (PROCWATCH_IS_PROCESS (self), NULL);
 
   return self->name;
+}
+
+/**
+ * procwatch_process_get_cgroup:
+ * @self: a process
+ *
+ * Gets the cgroup v2 the process belonged to when watching started, as
+ * the "0::" line of `/proc/<pid>/cgroup` gives it: a path relative to the
+ * root of the cgroup hierarchy (of the caller's cgroup namespace), such as
+ * `/user.slice/user-1000.slice/user@1000.service/app.slice/app-gnome-org.gnome.Calculator-4242.scope`,
+ * which [method@Procwatch.ProcessMonitor.watch_cgroup] accepts. Like the
+ * name, it is read once, checked to belong to the watched process (the
+ * pid was not reaped in between), and does not follow later moves.
+ *
+ * Returns: (nullable): the path, or `NULL` where there is none (no cgroup
+ *   v2 on this system) or it could not be read, as for
+ *   [method@Procwatch.Process.get_name]
+ *
+ * Since: 1.2
+ */
+const char *
+procwatch_process_get_cgroup (ProcwatchProcess *self)
+{
+  g_return_val_if_fail (PROCWATCH_IS_PROCESS (self), NULL);
+
+  return self->cgroup;
 }
 
 static gboolean

@@ -57,6 +57,8 @@ guint64               procwatch_process_get_inode       (ProcwatchProcess *self)
 PROCWATCH_AVAILABLE_IN_1_2
 const char           *procwatch_process_get_name        (ProcwatchProcess *self);
 PROCWATCH_AVAILABLE_IN_1_2
+const char           *procwatch_process_get_cgroup      (ProcwatchProcess *self);
+PROCWATCH_AVAILABLE_IN_1_2
 int                   procwatch_process_dup_pidfd       (ProcwatchProcess *self,
                                                          GError          **error);
 PROCWATCH_AVAILABLE_IN_1_2

@@ -15,6 +15,19 @@
 
 G_BEGIN_DECLS
 
+typedef enum
+{
+  PROCWATCH_SOURCE_ENTRY_PROCESS,
+  PROCWATCH_SOURCE_ENTRY_CGROUP,
+} ProcwatchSourceEntryKind;
+
+/* The first member of whatever the owner hands over as a handle's data
+ * (and to the probe scheduler), so that it can tell what is ready. */
+typedef struct
+{
+  ProcwatchSourceEntryKind kind;
+} ProcwatchSourceEntry;
+
 /* Called with the handles that are ready, in batches; @owner may drop its
  * last reference from inside. */
 typedef void (*ProcwatchSourceReadyFunc) (gpointer                  owner,
@@ -29,6 +42,8 @@ GSource  *procwatch_source_new            (gboolean                   pollable,
                                            GError                   **error);
 void      procwatch_source_lock_owner     (GSource                   *source);
 void      procwatch_source_unlock_owner   (GSource                   *source);
+gboolean  procwatch_source_ensure_epoll   (GSource                   *source,
+                                           GError                   **error);
 void      procwatch_source_disown         (GSource                   *source);
 gboolean  procwatch_source_add_handle     (GSource                   *source,
                                            int                        fd,

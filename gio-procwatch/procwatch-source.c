@@ -93,8 +93,9 @@ static GSourceFuncs procwatch_source_funcs = {
   .finalize = procwatch_source_finalize,
 };
 
-/* Without @pollable handles the owner only probes: no epoll fd is made,
- * so none is taken from a full fd table. */
+/* Without @pollable handles the owner only probes: no epoll fd is made
+ * (until procwatch_source_ensure_epoll()), so none is taken from a full fd
+ * table. */
 GSource *
 procwatch_source_new (gboolean                   pollable,
                       ProcwatchSourceReadyFunc   ready_func,
@@ -103,35 +104,53 @@ procwatch_source_new (gboolean                   pollable,
                       GError                   **error)
 {
   ProcwatchSource *self;
-  int epoll_fd = -1;
-
-  if (pollable)
-    {
-      epoll_fd = epoll_create1 (EPOLL_CLOEXEC);
-      if (epoll_fd < 0)
-        {
-          int saved_errno = errno;
-
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                       /* Translators: %s is the system's error message. */
-                       _("Cannot create an epoll instance: %s"), g_strerror (saved_errno));
-          return NULL;
-        }
-    }
 
   self = (ProcwatchSource *) g_source_new (&procwatch_source_funcs, sizeof *self);
   g_source_set_static_name ((GSource *) self, "[gio-procwatch] process monitor");
 
-  self->epoll_fd = epoll_fd;
-  if (epoll_fd >= 0)
-    self->epoll_tag = g_source_add_unix_fd ((GSource *) self, epoll_fd, G_IO_IN);
+  self->epoll_fd = -1;
   self->ready_func = ready_func;
   self->timer_func = timer_func;
   self->owner = owner;
   self->creator_pid = getpid ();
   g_rec_mutex_init (&self->owner_lock);
 
+  if (pollable && !procwatch_source_ensure_epoll ((GSource *) self, error))
+    {
+      g_source_unref ((GSource *) self);
+      return NULL;
+    }
+
   return (GSource *) self;
+}
+
+/* Makes the epoll fd if there is none yet: a source made without pollable
+ * handles gets one once the owner has handles that must be polled after
+ * all (cgroups). */
+gboolean
+procwatch_source_ensure_epoll (GSource  *source,
+                               GError  **error)
+{
+  ProcwatchSource *self = (ProcwatchSource *) source;
+  int epoll_fd;
+
+  if (self->epoll_fd >= 0)
+    return TRUE;
+
+  epoll_fd = epoll_create1 (EPOLL_CLOEXEC);
+  if (epoll_fd < 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   /* Translators: %s is the system's error message. */
+                   _("Cannot create an epoll instance: %s"), g_strerror (saved_errno));
+      return FALSE;
+    }
+
+  self->epoll_fd = epoll_fd;
+  self->epoll_tag = g_source_add_unix_fd (source, epoll_fd, G_IO_IN);
+  return TRUE;
 }
 
 /* Keeps the owner from being called, in any thread, until released: a

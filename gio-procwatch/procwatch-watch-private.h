@@ -14,6 +14,8 @@
 #include "procwatch-backend-private.h"
 #include "procwatch-probe-scheduler-private.h"
 #include "procwatch-process.h"
+#include "procwatch-source-private.h"
+#include "procwatch-waits-private.h"
 
 G_BEGIN_DECLS
 
@@ -21,6 +23,7 @@ typedef struct _ProcwatchWatch ProcwatchWatch;
 
 struct _ProcwatchWatch
 {
+  ProcwatchSourceEntry entry;   /* first: see procwatch-source-private.h */
   ProcwatchHandle handle;
   const ProcwatchBackend *backend;
   ProcwatchProcess *process;
@@ -38,7 +41,7 @@ struct _ProcwatchWatch
   /* Its place in the monitor's list model (procwatch-item-list.c). */
   guint slot;
 
-  GQueue waits;   /* GTask */
+  ProcwatchWaits waits;
 
   gboolean watched;
 };

@@ -15,16 +15,6 @@
 #include "procwatch-watch-private.h"
 #include "procwatch-linux-private.h"
 
-typedef struct
-{
-  ProcwatchWatch *watch;
-  GSource *cancelled_source;
-
-  /* Why watching stopped before the exit was seen, for a wait that is
-   * settled later; NULL if the exit was seen. */
-  const char *stopped_reason;
-} WaitData;
-
 static void
 watch_clear (ProcwatchWatch *watch)
 {
@@ -39,15 +29,19 @@ procwatch_watch_new (const ProcwatchBackend *backend,
                      ProcwatchHandle        *handle)
 {
   ProcwatchWatch *watch = g_rc_box_new0 (ProcwatchWatch);
-  g_autofree char *name = procwatch_handle_read_name (backend, handle);
+  g_autofree char *name = NULL;
+  g_autofree char *cgroup = NULL;
 
+  procwatch_handle_read_identity (backend, handle, &name, &cgroup);
+
+  watch->entry.kind = PROCWATCH_SOURCE_ENTRY_PROCESS;
   watch->handle = *handle;
   watch->backend = backend;
   watch->owner = owner;
-  watch->process = procwatch_process_new (handle->pid, handle->inode, name);
+  watch->process = procwatch_process_new (handle->pid, handle->inode, name, cgroup);
   watch->watched = TRUE;
   watch->probe.data = watch;
-  g_queue_init (&watch->waits);
+  g_queue_init (&watch->waits.tasks);
   procwatch_process_set_watch (watch->process, watch);
 
   return watch;
@@ -73,65 +67,13 @@ procwatch_watch_stopped (ProcwatchWatch *watch)
   procwatch_process_set_watch (watch->process, NULL);
 }
 
-static void
-wait_data_free (WaitData *data)
-{
-  g_clear_pointer (&data->cancelled_source, g_source_unref);
-  procwatch_watch_unref (data->watch);
-  g_free (data);
-}
-
-/* Takes the wait out of the cancellable's reach: its source holds the task. */
-static GTask *
-pop_wait (ProcwatchWatch *watch)
-{
-  GTask *task = g_queue_pop_head (&watch->waits);
-  WaitData *data;
-
-  if (task == NULL)
-    return NULL;
-
-  data = g_task_get_task_data (task);
-  if (data->cancelled_source != NULL)
-    g_source_destroy (data->cancelled_source);
-
-  return task;
-}
-
-static gboolean
-on_wait_cancelled (GCancellable *cancellable,
-                   gpointer      user_data)
-{
-  GTask *task = user_data;
-  WaitData *data = g_task_get_task_data (task);
-
-  if (g_queue_remove (&data->watch->waits, task))
-    {
-      g_task_return_error_if_cancelled (task);
-      g_object_unref (task);
-    }
-
-  return G_SOURCE_REMOVE;
-}
-
 /* Queues @task until the process exits; it returns the process object. */
 void
 procwatch_watch_add_wait (ProcwatchWatch *watch,
                           GTask          *task)
 {
-  GCancellable *cancellable = g_task_get_cancellable (task);
-  WaitData *data = g_new0 (WaitData, 1);
-
-  data->watch = procwatch_watch_ref (watch);
-  g_task_set_task_data (task, data, (GDestroyNotify) wait_data_free);
-
-  if (cancellable != NULL)
-    {
-      data->cancelled_source = g_cancellable_source_new (cancellable);
-      g_task_attach_source (task, data->cancelled_source, G_SOURCE_FUNC (on_wait_cancelled));
-    }
-
-  g_queue_push_tail (&watch->waits, g_object_ref (task));
+  procwatch_waits_add (&watch->waits, task, procwatch_watch_ref (watch),
+                       (GDestroyNotify) procwatch_watch_unref);
 }
 
 /* From a dispatch, once the exit has been seen. Returns false, leaving the
@@ -140,56 +82,24 @@ gboolean
 procwatch_watch_complete_waits (ProcwatchWatch *watch,
                                 gboolean       *alive)
 {
-  GTask *task;
-
-  while (*alive && (task = pop_wait (watch)) != NULL)
-    {
-      g_task_return_pointer (task, g_object_ref (watch->process), g_object_unref);
-      g_object_unref (task);
-    }
-
-  return *alive;
+  return procwatch_waits_complete (&watch->waits, G_OBJECT (watch->process), alive);
 }
 
-static gboolean
-settle_wait (gpointer user_data)
-{
-  GTask *task = user_data;
-  WaitData *data = g_task_get_task_data (task);
-
-  if (data->stopped_reason == NULL)
-    g_task_return_pointer (task, g_object_ref (data->watch->process), g_object_unref);
-  else
-    g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED,
-                             /* Translators: %s says why, such as "the monitor was closed". */
-                             _("Stopped waiting for process %d: %s"),
-                             (int) data->watch->handle.pid, _(data->stopped_reason));
-
-  return G_SOURCE_REMOVE;
-}
-
-/* Watching stops inside a call the application made (unwatch, close,
- * dispose), possibly from a dispatch in the waits' context, where
- * g_task_return_*() would run their callbacks at once: they are settled
- * from an idle instead, once that call has returned. A process whose exit
- * was seen has exited, whoever stopped watching it since. */
+/* From inside a call of the application: see procwatch_waits_settle_later().
+ * A process whose exit was seen has exited, whoever stopped watching it
+ * since. */
 void
 procwatch_watch_settle_waits_later (ProcwatchWatch *watch,
                                     const char     *reason)
 {
   gboolean exited = procwatch_process_get_state (watch->process) != PROCWATCH_PROCESS_STATE_RUNNING;
-  GTask *task;
+  g_autofree char *message = NULL;
 
-  while ((task = pop_wait (watch)) != NULL)
-    {
-      WaitData *data = g_task_get_task_data (task);
-      g_autoptr(GSource) idle = g_idle_source_new ();
-
-      data->stopped_reason = exited ? NULL : reason;
-      g_source_set_static_name (idle, "[gio-procwatch] settle wait");
-      g_task_attach_source (task, idle, settle_wait);
-      g_object_unref (task);
-    }
+  if (!exited)
+    message = g_strdup_printf (/* Translators: %s says why, such as "the monitor was closed". */
+                               _("Stopped waiting for process %d: %s"),
+                               (int) watch->handle.pid, _(reason));
+  procwatch_waits_settle_later (&watch->waits, exited ? G_OBJECT (watch->process) : NULL, message);
 }
 
 int

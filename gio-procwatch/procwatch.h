@@ -9,6 +9,7 @@
 #define PROCWATCH_INSIDE
 # include "procwatch-version.h"
 # include "procwatch-enums.h"
+# include "procwatch-cgroup.h"
 # include "procwatch-process.h"
 # include "procwatch-process-monitor.h"
 #undef PROCWATCH_INSIDE

@@ -50,6 +50,14 @@ procwatch_process_wait_async
 procwatch_process_wait_finish
 procwatch_process_monitor_watch_dbus_sender_async
 procwatch_process_monitor_watch_dbus_sender_finish
+procwatch_cgroup_get_path
+procwatch_cgroup_get_populated
+procwatch_cgroup_get_type
+procwatch_cgroup_wait_empty_async
+procwatch_cgroup_wait_empty_finish
+procwatch_process_get_cgroup
+procwatch_process_monitor_unwatch_cgroup
+procwatch_process_monitor_watch_cgroup
 SYMBOLS
 
 "$nm" -D --defined-only "$library" | awk '{ print $NF }' | sort -u > "$work/exported"

@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
+ */
+
+#include "config.h"
+
+#include <unistd.h>
+
+#include "procwatch-cgroup-private.h"
+#include "procwatch-i18n-private.h"
+
+/**
+ * ProcwatchCgroup:
+ *
+ * A cgroup (version 2) that a [class@Procwatch.ProcessMonitor] watches,
+ * as from [method@Procwatch.ProcessMonitor.watch_cgroup]: tells whether
+ * any process is in it or in a cgroup below it, and when none is left.
+ *
+ * A desktop starts each application in a cgroup of its own (a systemd
+ * scope, such as `app-gnome-org.gnome.Calculator-4242.scope`), which holds
+ * every process of the application: those it forks and that outlive the
+ * process that was launched too. The cgroup is empty when the
+ * application is gone.
+ *
+ * The state comes from the kernel's `cgroup.events`, which the monitor
+ * reads again at every notification and takes as the truth. The kernel
+ * sends at most one notification per about 10 ms and merges the rest:
+ * a cgroup that empties and fills again within that time may be seen as
+ * populated all along.
+ *
+ * The object stays valid for as long as you hold a reference, also after
+ * the monitor has stopped watching the cgroup; its
+ * [property@Procwatch.Cgroup:populated] then no longer changes.
+ *
+ * Since: 1.2
+ */
+
+struct _ProcwatchCgroup
+{
+  GObject parent_instance;
+
+  char *path;
+  gboolean populated;
+
+  /* While watched; cleared by the monitor when watching stops. */
+  ProcwatchCgroupWatch *watch;
+
+  /* Waits for the cgroup to be empty; they hold references to it. */
+  ProcwatchWaits waits;
+};
+
+enum {
+  PROP_0,
+  PROP_PATH,
+  PROP_POPULATED,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+guint procwatch_cgroup_debug_event_reads;
+guint procwatch_cgroup_debug_probe_reads;
+
+G_DEFINE_FINAL_TYPE (ProcwatchCgroup, procwatch_cgroup, G_TYPE_OBJECT)
+
+static void
+procwatch_cgroup_get_property (GObject    *object,
+                               guint       prop_id,
+                               GValue     *value,
+                               GParamSpec *pspec)
+{
+  ProcwatchCgroup *self = PROCWATCH_CGROUP (object);
+
+  switch (prop_id)
+    {
+    case PROP_PATH:
+      g_value_set_string (value, self->path);
+      break;
+
+    case PROP_POPULATED:
+      g_value_set_boolean (value, self->populated);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+procwatch_cgroup_finalize (GObject *object)
+{
+  ProcwatchCgroup *self = PROCWATCH_CGROUP (object);
+
+  g_free (self->path);
+
+  G_OBJECT_CLASS (procwatch_cgroup_parent_class)->finalize (object);
+}
+
+static void
+procwatch_cgroup_class_init (ProcwatchCgroupClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = procwatch_cgroup_finalize;
+  object_class->get_property = procwatch_cgroup_get_property;
+
+  /**
+   * ProcwatchCgroup:path:
+   *
+   * The path of the cgroup: see [method@Procwatch.Cgroup.get_path].
+   *
+   * Since: 1.2
+   */
+  properties[PROP_PATH] =
+    g_param_spec_string ("path", NULL, NULL,
+                         NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+
+  /**
+   * ProcwatchCgroup:populated:
+   *
+   * Whether a process is in the cgroup or in one below it, as last read
+   * from the kernel: see [method@Procwatch.Cgroup.get_populated].
+   * Notified at every change the monitor sees, in the monitor's main
+   * context.
+   *
+   * Since: 1.2
+   */
+  properties[PROP_POPULATED] =
+    g_param_spec_boolean ("populated", NULL, NULL,
+                          FALSE,
+                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+procwatch_cgroup_init (ProcwatchCgroup *self)
+{
+  g_queue_init (&self->waits.tasks);
+}
+
+static void
+cgroup_watch_clear (ProcwatchCgroupWatch *watch)
+{
+  procwatch_cgroup_watch_close (watch);
+  g_clear_object (&watch->cgroup);
+}
+
+/* Takes @fd, the cgroup's cgroup.events. */
+ProcwatchCgroupWatch *
+procwatch_cgroup_watch_new (gpointer    owner,
+                            const char *path,
+                            guint64     id,
+                            int         fd)
+{
+  ProcwatchCgroupWatch *watch = g_rc_box_new0 (ProcwatchCgroupWatch);
+  ProcwatchCgroup *cgroup = g_object_new (PROCWATCH_TYPE_CGROUP, NULL);
+
+  cgroup->path = g_strdup (path);
+  cgroup->watch = watch;
+
+  watch->entry.kind = PROCWATCH_SOURCE_ENTRY_CGROUP;
+  watch->fd = fd;
+  watch->id = id;
+  watch->cgroup = cgroup;
+  watch->owner = owner;
+  watch->probe.data = watch;
+  /* Only a removal is looked for, which ends the watch of a cgroup seen
+   * empty already: no signal waits for it, so a thousand empty cgroups
+   * may cost two hundred reads a second rather than thousands. */
+  watch->probe.max_interval = 5 * G_TIME_SPAN_SECOND;
+  watch->watched = TRUE;
+
+  return watch;
+}
+
+ProcwatchCgroupWatch *
+procwatch_cgroup_watch_ref (ProcwatchCgroupWatch *watch)
+{
+  return g_rc_box_acquire (watch);
+}
+
+void
+procwatch_cgroup_watch_unref (ProcwatchCgroupWatch *watch)
+{
+  g_rc_box_release_full (watch, (GDestroyNotify) cgroup_watch_clear);
+}
+
+void
+procwatch_cgroup_watch_close (ProcwatchCgroupWatch *watch)
+{
+  if (watch->fd >= 0)
+    close (watch->fd);
+  watch->fd = -1;
+}
+
+/* Watching stopped inside a call of the application (or the cgroup was
+ * removed): the object stops being a way to reach the watch, and its
+ * waits are settled from an idle, successfully if the cgroup was seen
+ * empty. */
+void
+procwatch_cgroup_watch_stopped (ProcwatchCgroupWatch *watch,
+                                const char           *reason)
+{
+  ProcwatchCgroup *cgroup = watch->cgroup;
+  g_autofree char *message = NULL;
+
+  watch->watched = FALSE;
+  cgroup->watch = NULL;
+
+  if (cgroup->populated)
+    message = g_strdup_printf (/* Translators: %s is a cgroup path, then why, such as "the monitor was closed". */
+                               _("Stopped waiting for cgroup %s: %s"), cgroup->path, _(reason));
+  procwatch_waits_settle_later (&cgroup->waits, cgroup->populated ? NULL : G_OBJECT (cgroup),
+                                message);
+}
+
+ProcwatchCgroupWatch *
+procwatch_cgroup_get_watch (ProcwatchCgroup *self)
+{
+  return self->watch;
+}
+
+void
+procwatch_cgroup_set_populated (ProcwatchCgroup *self,
+                                gboolean         populated)
+{
+  if (self->populated == !!populated)
+    return;
+
+  self->populated = !!populated;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_POPULATED]);
+}
+
+/* From a dispatch, once the cgroup has been seen empty. Returns false,
+ * leaving the rest, if a callback disposed the monitor (*@alive false). */
+gboolean
+procwatch_cgroup_complete_waits (ProcwatchCgroup *self,
+                                 gboolean        *alive)
+{
+  return procwatch_waits_complete (&self->waits, G_OBJECT (self), alive);
+}
+
+/**
+ * procwatch_cgroup_get_path:
+ * @self: a cgroup
+ *
+ * Gets the path of the cgroup relative to the root of the cgroup v2
+ * hierarchy, as `/proc/<pid>/cgroup` writes it (and
+ * [method@Procwatch.Process.get_cgroup] gives it), such as
+ * `/user.slice/user-1000.slice/user@1000.service/app.slice/app-gnome-org.gnome.Calculator-4242.scope`;
+ * also when it was watched by its path under the cgroup2 mount point.
+ * Where one cgroup was watched by several paths, the first.
+ *
+ * Returns: the path
+ *
+ * Since: 1.2
+ */
+const char *
+procwatch_cgroup_get_path (ProcwatchCgroup *self)
+{
+  g_return_val_if_fail (PROCWATCH_IS_CGROUP (self), NULL);
+
+  return self->path;
+}
+
+/**
+ * procwatch_cgroup_get_populated:
+ * @self: a cgroup
+ *
+ * Gets whether a process is in the cgroup or in a cgroup below it, as the
+ * monitor last read it from the kernel (`populated` in `cgroup.events`).
+ * An exiting process leaves the cgroup when it terminates, before it is a
+ * zombie that anyone could reap.
+ *
+ * Returns: true if the cgroup is populated
+ *
+ * Since: 1.2
+ */
+gboolean
+procwatch_cgroup_get_populated (ProcwatchCgroup *self)
+{
+  g_return_val_if_fail (PROCWATCH_IS_CGROUP (self), FALSE);
+
+  return self->populated;
+}
+
+/**
+ * procwatch_cgroup_wait_empty_async:
+ * @self: a cgroup
+ * @cancellable: (nullable): a cancellable
+ * @callback: (scope async): the function to call when the cgroup is empty
+ * @user_data: data for @callback
+ *
+ * Waits until no process is left in the cgroup (nor in a cgroup below
+ * it). If it is empty already ([property@Procwatch.Cgroup:populated] is
+ * false), the wait completes at once, from the main loop.
+ *
+ * The wait fails with `G_IO_ERROR_CANCELLED` (in the
+ * [error@Gio.IOErrorEnum] domain) when @cancellable is cancelled or when
+ * watching stops before the cgroup is seen empty
+ * ([method@Procwatch.ProcessMonitor.unwatch_cgroup], or the monitor is
+ * closed), and with `G_IO_ERROR_CLOSED` at once if the cgroup was
+ * populated and no longer watched when this was called. @callback is
+ * called from the thread-default main context of the caller, never from
+ * inside this call.
+ *
+ * Since: 1.2
+ */
+void
+procwatch_cgroup_wait_empty_async (ProcwatchCgroup     *self,
+                                   GCancellable        *cancellable,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (PROCWATCH_IS_CGROUP (self));
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, procwatch_cgroup_wait_empty_async);
+  g_task_set_name (task, "[gio-procwatch] cgroup wait");
+
+  if (g_task_return_error_if_cancelled (task))
+    return;
+
+  if (!self->populated)
+    g_task_return_pointer (task, g_object_ref (self), g_object_unref);
+  else if (self->watch == NULL)
+    g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CLOSED,
+                             /* Translators: %s is a cgroup path. */
+                             _("Cannot wait for cgroup %s: it is not watched any more"),
+                             self->path);
+  else
+    procwatch_waits_add (&self->waits, task, g_object_ref (self), g_object_unref);
+}
+
+/**
+ * procwatch_cgroup_wait_empty_finish:
+ * @self: a cgroup
+ * @result: the result passed to the callback
+ * @error: return location for an error
+ *
+ * Finishes a wait started with [method@Procwatch.Cgroup.wait_empty_async].
+ *
+ * Returns: true if the cgroup is empty, false on error
+ *
+ * Since: 1.2
+ */
+gboolean
+procwatch_cgroup_wait_empty_finish (ProcwatchCgroup  *self,
+                                    GAsyncResult     *result,
+                                    GError          **error)
+{
+  g_autoptr(ProcwatchCgroup) cgroup = NULL;
+
+  g_return_val_if_fail (PROCWATCH_IS_CGROUP (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) ==
+                        procwatch_cgroup_wait_empty_async, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  cgroup = g_task_propagate_pointer (G_TASK (result), error);
+
+  return cgroup != NULL;
+}

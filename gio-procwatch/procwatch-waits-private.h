@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
+ *
+ * The pending waits on one thing (a process, a cgroup): GTasks that all
+ * complete with that thing's object when what they wait for is seen, fail
+ * when their cancellable is cancelled, and are settled from an idle when
+ * watching stops inside a call of the application.
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  GQueue tasks;   /* GTask */
+} ProcwatchWaits;
+
+void     procwatch_waits_add          (ProcwatchWaits *waits,
+                                       GTask          *task,
+                                       gpointer        holder,
+                                       GDestroyNotify  release_holder);
+gboolean procwatch_waits_complete     (ProcwatchWaits *waits,
+                                       GObject        *result,
+                                       gboolean       *alive);
+void     procwatch_waits_settle_later (ProcwatchWaits *waits,
+                                       GObject        *result,
+                                       const char     *message);
+
+G_END_DECLS
