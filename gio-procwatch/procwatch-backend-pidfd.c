@@ -440,6 +440,11 @@ child_exit_pending (ProcwatchHandle *handle)
   siginfo_t info;
   int wait_status;
 
+  /* Seen once, the exit is reported with that status, whatever the reap
+   * does since. */
+  if (handle->exit_status_seen)
+    return FALSE;
+
   if (peek_exited_child (P_PIDFD, handle->fd, &info) == 0)
     {
       if (info.si_pid != 0)
