@@ -229,6 +229,20 @@ wait_status_from_siginfo (const siginfo_t *info)
     }
 }
 
+/* Peeks at the exited child @id (a pidfd with P_PIDFD, else a pid) with
+ * waitid(): 0 and @info filled if it is an unreaped zombie, 0 and si_pid 0
+ * if not (yet), -1 and errno if waitid() refuses. WNOWAIT: the process
+ * stays a zombie for whoever reaps it (GSubprocess, g_child_watch_add or
+ * the application itself). */
+static int
+peek_exited_child (idtype_t   idtype,
+                   id_t       id,
+                   siginfo_t *info)
+{
+  memset (info, 0, sizeof *info);
+  return waitid (idtype, id, info, WEXITED | WNOWAIT | WNOHANG | __WALL);
+}
+
 /* The status of a zombie child, peeked at through its pidfd (@idtype
  * P_PIDFD: @handle holds a pidfd) or by pid number (P_PID). By pid number
  * it is safe only while our handle shows the process unreaped: until then
@@ -239,14 +253,9 @@ procwatch_read_child_status (const ProcwatchBackend *backend,
                              idtype_t                idtype,
                              int                    *wait_status)
 {
-  /* WNOWAIT: the process stays a zombie for whoever reaps it (GSubprocess,
-   * g_child_watch_add or the application itself). */
-  const int options = WEXITED | WNOWAIT | WNOHANG | __WALL;
   siginfo_t info;
 
-  memset (&info, 0, sizeof info);
-
-  if (idtype == P_PIDFD && waitid (P_PIDFD, handle->fd, &info, options) < 0)
+  if (idtype == P_PIDFD && peek_exited_child (P_PIDFD, handle->fd, &info) < 0)
     {
       /* Linux 5.3 has pidfds but no P_PIDFD. */
       if (errno != EINVAL)
@@ -256,7 +265,7 @@ procwatch_read_child_status (const ProcwatchBackend *backend,
     }
 
   if (idtype == P_PID &&
-      (handle->pid <= 0 || waitid (P_PID, handle->pid, &info, options) < 0))
+      (handle->pid <= 0 || peek_exited_child (P_PID, handle->pid, &info) < 0))
     return FALSE;
 
   if (info.si_pid == 0)
@@ -420,19 +429,34 @@ is_zombie (const ProcwatchHandle *handle)
  * holders only as the reap ends, a moment before the pidfd hangs up. Until
  * then the exit is not news: a child's status is promised with "exited".
  * Where the kernel never records it (before 6.15) the wait ends with the
- * hang-up all the same, without a status. */
+ * hang-up all the same, without a status.
+ *
+ * A zombie found here has its status noted in @handle at once: the reap may
+ * begin right after this look, before read_status() could look again, and
+ * then nothing would tell the status until the reap ends. */
 static gboolean
-child_exit_pending (const ProcwatchHandle *handle)
+child_exit_pending (ProcwatchHandle *handle)
 {
-  const int options = WEXITED | WNOWAIT | WNOHANG | __WALL;
   siginfo_t info;
   int wait_status;
 
-  memset (&info, 0, sizeof info);
-  if (waitid (P_PIDFD, handle->fd, &info, options) == 0)
+  /* Seen once, the exit is reported with that status, whatever the reap
+   * does since. */
+  if (handle->exit_status_seen)
+    return FALSE;
+
+  if (peek_exited_child (P_PIDFD, handle->fd, &info) == 0)
     {
       if (info.si_pid != 0)
-        return FALSE;
+        {
+          wait_status = wait_status_from_siginfo (&info);
+          if (wait_status != -1)
+            {
+              handle->exit_status = wait_status;
+              handle->exit_status_seen = TRUE;
+            }
+          return FALSE;
+        }
     }
   else if (errno == EINVAL)
     {
@@ -475,7 +499,9 @@ pidfd_read_state (const ProcwatchBackend *backend,
   if (revents & EPOLLHUP)
     return PROCWATCH_PROCESS_STATE_REAPED;
 
-  if ((revents & EPOLLIN) && !child_exit_pending (handle))
+  /* The handle is const to the backend interface; only its noted status
+   * changes here (see ProcwatchHandle). */
+  if ((revents & EPOLLIN) && !child_exit_pending ((ProcwatchHandle *) handle))
     return PROCWATCH_PROCESS_STATE_EXITED;
 
   return PROCWATCH_PROCESS_STATE_RUNNING;
@@ -502,20 +528,24 @@ pidfd_read_status (const ProcwatchBackend *backend,
                    ProcwatchProcessState   state,
                    int                    *wait_status)
 {
-  switch (state)
+  if (state == PROCWATCH_PROCESS_STATE_RUNNING)
+    return FALSE;
+
+  /* What read_state() saw of the zombie: the reap may have begun since. */
+  if (handle->exit_status_seen)
     {
-    case PROCWATCH_PROCESS_STATE_EXITED:
-      /* A child that someone else has reaped already. */
-      return procwatch_read_child_status (backend, handle, P_PIDFD, wait_status) ||
-             procwatch_pidfd_read_exit_status (handle->fd, wait_status);
-
-    case PROCWATCH_PROCESS_STATE_REAPED:
-      return procwatch_pidfd_read_exit_status (handle->fd, wait_status);
-
-    case PROCWATCH_PROCESS_STATE_RUNNING:
-    default:
-      return FALSE;
+      *wait_status = handle->exit_status;
+      return TRUE;
     }
+
+  /* A zombie child that read_state() could not peek at: Linux 5.3 has no
+   * P_PIDFD, and waitid() falls back to the pid. */
+  if (state == PROCWATCH_PROCESS_STATE_EXITED &&
+      procwatch_read_child_status (backend, handle, P_PIDFD, wait_status))
+    return TRUE;
+
+  /* Reaped already, by anyone: the status the kernel keeps. */
+  return procwatch_pidfd_read_exit_status (handle->fd, wait_status);
 }
 
 const ProcwatchBackend procwatch_backend_pidfd = {

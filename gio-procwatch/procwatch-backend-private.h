@@ -27,9 +27,18 @@ typedef struct
   int pidfd;
   /* Whether the process was a child of ours when it was watched. */
   gboolean child;
+  /* The wait status of the exited child, as the backend's read_state()
+   * peeked at it on the way (exit_status_seen), for read_status() to
+   * report: by the time read_status() runs, another thread may have begun
+   * to reap the child, and nothing tells its status until the reap ends.
+   * Written by read_state() through its const handle: the one part of a
+   * handle that changes after it is opened, and only from unknown to the
+   * status the process keeps for good. */
+  gboolean exit_status_seen;
+  int exit_status;
 } ProcwatchHandle;
 
-#define PROCWATCH_HANDLE_INIT { -1, 0, 0, -1, FALSE }
+#define PROCWATCH_HANDLE_INIT { -1, 0, 0, -1, FALSE, FALSE, 0 }
 
 typedef struct _ProcwatchBackend ProcwatchBackend;
 

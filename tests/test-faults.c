@@ -311,6 +311,62 @@ test_probe_calls_fail (gconstpointer data)
   fault_reset ();
 }
 
+/* A child of ours whose reap another thread of ours begins between the
+ * monitor's two looks at it: the first finds the zombie; the second finds
+ * nothing, as a reap under way hides it from waitid() and the kernel
+ * records the status only as the reap ends. "exited" still has the status
+ * (it is promised for a child), the one the first look saw. The reap is
+ * simulated: the second waitid() fails as it then does (ECHILD), while the
+ * child stays a zombie, so nothing else can tell its status either. */
+static void
+test_reap_begins_between_looks (void)
+{
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
+  g_autoptr(TestProcess) target = NULL;
+  g_autoptr(ProcwatchProcess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  TestEvent *exited;
+  TestEvent *reaped;
+  guint looks;
+  GPid pid;
+  int status;
+
+  if (!g_str_equal (procwatch_process_monitor_get_backend (monitor), "pidfd"))
+    {
+      g_test_skip ("Only the pidfd backend looks at a child's exit before reading its status");
+      return;
+    }
+
+  target = test_process_spawn (TEST_PROCESS_CHILD);
+  pid = test_process_get_pid (target);
+  process = procwatch_process_monitor_watch_pid (monitor, pid, &error);
+  g_assert_no_error (error);
+
+  fault_reset ();
+  fault_fail_nth (FAULT_WAITID, 2, ECHILD);
+  test_process_exit (target, 13);
+  test_run_until_count (NULL, &recorder->n_exited, 1);
+  looks = fault_get_calls (FAULT_WAITID);
+  fault_reset ();
+
+  g_test_message ("%u waitid calls until \"exited\"", looks);
+  g_assert_cmpuint (looks, >=, 1);
+
+  status = test_process_reap (target);
+  test_run_until_count (NULL, &recorder->n_reaped, 1);
+  test_drain_context (NULL);
+  assert_events_once (recorder, pid);
+
+  exited = test_recorder_find (recorder, pid, PROCWATCH_PROCESS_STATE_EXITED);
+  reaped = test_recorder_find (recorder, pid, PROCWATCH_PROCESS_STATE_REAPED);
+  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 13);
+  g_assert_true (exited->had_status);
+  g_assert_cmpint (exited->status, ==, status);
+  g_assert_true (reaped->had_status);
+  g_assert_cmpint (reaped->status, ==, status);
+}
+
 /* A forked process that holds a copy of every fd of the test, as any fork()
  * does until it execs (pidfds are close-on-exec, not close-on-fork), until
  * release_fd_holder(). */
@@ -858,6 +914,7 @@ main (int   argc,
   add_with_errors ("epoll-wait", test_epoll_wait_fails);
   add_with_errors ("pidfd-open", test_pidfd_open_fails);
   add_with_errors ("probe-and-status-calls", test_probe_calls_fail);
+  g_test_add_func ("/faults/reap-begins-between-looks", test_reap_begins_between_looks);
   g_test_add_func ("/faults/running-never-probed", test_running_never_probed);
   g_test_add_func ("/faults/epoll-remove-while-forked", test_epoll_remove_fails_while_forked);
   g_test_add_func ("/faults/storm", test_storm);
