@@ -1,0 +1,200 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The gio-procwatch authors
+#
+# watch_dbus_sender_async() from Python: a D-Bus service in the test process,
+# on a private dbus-daemon the test starts, watches the process of a real
+# caller (procwatch-dbus-test-client) until it exits.
+
+import asyncio
+import os
+import shutil
+import subprocess
+import tempfile
+
+import gi
+import pytest
+
+gi.require_version('Procwatch', '1.0')
+from gi.repository import Gio, GLib, Procwatch  # noqa: E402
+
+from procwatch_testing import TIMEOUT_SECONDS, run_until  # noqa: E402
+
+CLIENT = os.environ.get('PROCWATCH_TEST_DBUS_CLIENT')
+
+BUS_CONFIG = """<busconfig>
+  <type>session</type>
+  <listen>unix:path={dir}/bus</listen>
+  <auth>EXTERNAL</auth>
+  <policy context='default'>
+    <allow send_destination='*' eavesdrop='true'/>
+    <allow eavesdrop='true'/>
+    <allow own='*'/>
+  </policy>
+</busconfig>
+"""
+
+INTROSPECTION = Gio.DBusNodeInfo.new_for_xml("""<node>
+  <interface name='org.gioprocwatch.Test'>
+    <method name='Hello'>
+      <arg type='u' name='pid' direction='in'/>
+      <arg type='t' name='inode' direction='in'/>
+    </method>
+  </interface>
+</node>""")
+
+pytestmark = pytest.mark.skipif(shutil.which('dbus-daemon') is None or CLIENT is None,
+                                reason='needs dbus-daemon and the test client')
+
+
+@pytest.fixture
+def bus():
+    """A private message bus, and this process's connection to it."""
+    directory = tempfile.mkdtemp(prefix='procwatch-bus-')
+    config = os.path.join(directory, 'bus.conf')
+    with open(config, 'w') as file:
+        file.write(BUS_CONFIG.format(dir=directory))
+    daemon = subprocess.Popen(['dbus-daemon', f'--config-file={config}', '--nofork',
+                               '--print-address=1'], stdout=subprocess.PIPE, text=True)
+    try:
+        address = daemon.stdout.readline().strip()
+        connection = Gio.DBusConnection.new_for_address_sync(
+            address,
+            Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT
+            | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
+            None, None)
+        yield address, connection
+        connection.close_sync(None)
+    finally:
+        daemon.kill()
+        daemon.wait()
+        shutil.rmtree(directory)
+
+
+class Service:
+    """org.gioprocwatch.Test on @connection: each Hello call is answered,
+    and its sender and the pid the caller says it has are kept."""
+
+    def __init__(self, connection):
+        self.calls = []
+        self.registration = connection.register_object(
+            '/org/gioprocwatch/Test', INTROSPECTION.interfaces[0], self._on_call, None, None)
+        self.connection = connection
+
+    def _on_call(self, connection, sender, path, interface, method, parameters, invocation):
+        pid, _inode = parameters.unpack()
+        self.calls.append((invocation.get_sender(), pid))
+        invocation.return_value(None)
+
+    def close(self):
+        self.connection.unregister_object(self.registration)
+
+
+class Caller:
+    """A real D-Bus caller: calls Hello, then lives until close()."""
+
+    def __init__(self, address, destination, mode='call'):
+        self.process = subprocess.Popen([CLIENT, address, destination, mode],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def called(self):
+        assert self.process.stdout.readline().strip() == 'called'
+
+    def close(self):
+        self.process.stdin.close()
+        return self.process.wait()
+
+
+def watch_sender(monitor, connection, sender):
+    """watch_dbus_sender_async() with a callback; returns what the finish
+    gave (a process or a GLib.Error)."""
+    results = []
+
+    def on_watched(source, result, user_data):
+        assert source is monitor and user_data == 'data'
+        try:
+            results.append(source.watch_dbus_sender_finish(result))
+        except GLib.Error as error:
+            results.append(error)
+
+    monitor.watch_dbus_sender_async(connection, sender, None, on_watched, 'data')
+    assert not results, 'completes from the main loop only'
+    run_until(lambda: results, 'watch_dbus_sender_async')
+    return results[0]
+
+
+@pytest.fixture
+def service(bus):
+    service = Service(bus[1])
+    yield service
+    service.close()
+
+
+def test_watch_caller_until_exit(monitor, recorder, bus, service):
+    address, connection = bus
+    caller = Caller(address, connection.get_unique_name())
+    try:
+        run_until(lambda: service.calls, 'the Hello call')
+        caller.called()
+        sender, pid = service.calls[0]
+        assert pid == caller.process.pid
+
+        process = watch_sender(monitor, connection, sender)
+        assert isinstance(process, Procwatch.Process)
+        assert process.get_pid() == caller.process.pid
+        assert process.props.state == Procwatch.ProcessState.RUNNING
+        assert recorder.names(pid) == []
+    finally:
+        status = caller.close()
+    assert status == 0
+    recorder.wait_for(pid, 'exited')
+    assert recorder.find(pid, 'exited')[2] is process
+
+
+def test_gone_caller(monitor, bus, service):
+    address, connection = bus
+    caller = Caller(address, connection.get_unique_name())
+    run_until(lambda: service.calls, 'the Hello call')
+    caller.called()
+    sender = service.calls[0][0]
+
+    # The bus, not only the test, has to know the caller is gone.
+    vanished = []
+    watch = Gio.bus_watch_name_on_connection(connection, sender, Gio.BusNameWatcherFlags.NONE,
+                                             None, lambda *args: vanished.append(True))
+    assert caller.close() == 0
+    run_until(lambda: vanished, f'{sender} to leave the bus')
+    Gio.bus_unwatch_name(watch)
+
+    error = watch_sender(monitor, connection, sender)
+    assert isinstance(error, GLib.Error)
+    assert error.matches(Gio.dbus_error_quark(), Gio.DBusError.NAME_HAS_NO_OWNER), error.message
+    assert monitor.get_n_items() == 0
+
+
+@pytest.mark.skipif(gi.version_info < (3, 50),
+                    reason=f'PyGObject {gi.__version__} has no awaitable async methods (3.50+)')
+def test_await_watch_sender(monitor, recorder, bus, service):
+    from gi.events import GLibEventLoopPolicy
+
+    address, connection = bus
+    policy = GLibEventLoopPolicy()
+    asyncio.set_event_loop_policy(policy)
+    loop = policy.get_event_loop()
+    caller = Caller(address, connection.get_unique_name())
+    run_until(lambda: service.calls, 'the Hello call')
+    sender, pid = service.calls[0]
+
+    async def main():
+        process = await monitor.watch_dbus_sender_async(connection, sender)
+        assert process.get_pid() == pid
+        caller.process.stdin.close()
+        return await process.wait_async()
+
+    try:
+        deadline = loop.call_later(TIMEOUT_SECONDS, loop.stop)
+        assert loop.run_until_complete(main()) is True
+        deadline.cancel()
+    finally:
+        caller.close()
+        loop.close()
+        asyncio.set_event_loop_policy(None)
