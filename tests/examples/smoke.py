@@ -12,6 +12,9 @@
 #   smoke.py launch-desktop PAGE_MD SOURCE COMMAND...
 #   smoke.py getting-started PAGE_MD SOURCE COMMAND...
 #   smoke.py watch-pidfd PAGE_MD PYTHON WATCH_PIDFD_PY
+#   smoke.py watch-app PAGE_MD SOURCE COMMAND...
+#   smoke.py dbus-callers PAGE_MD SOURCE CLIENT COMMAND...
+#   smoke.py excerpt PAGE_MD SOURCE MARKER
 
 import ctypes
 import os
@@ -187,6 +190,105 @@ def smoke_watch_pidfd(page, python, source):
         finish(example)
 
 
+SKIP = 77  # meson's exit status for a test that cannot run here
+
+
+def cgroup2_mount():
+    """(mount point, root) of the first cgroup2 mount, or None."""
+    with open('/proc/self/mountinfo') as mountinfo:
+        for line in mountinfo:
+            fields = line.split()
+            separator = fields.index('-')
+            if fields[separator + 1] == 'cgroup2':
+                return fields[4].replace('\\040', ' '), fields[3].replace('\\040', ' ')
+    return None
+
+
+def smoke_watch_app(command):
+    """The example watches the cgroup of a process (the app's scope, here a
+    cgroup of ours): the process quits first, the app is gone only once the
+    other process of the cgroup has quit too. A process that shares the
+    example's own cgroup is refused."""
+    mount = cgroup2_mount()
+    if mount is None:
+        print('cgroup v2 is not mounted here')
+        return SKIP
+    absolute = os.path.join(mount[0], f'gio-procwatch-smoke-{os.getpid()}')
+    relative = mount[1].rstrip('/') + '/' + os.path.basename(absolute)
+    try:
+        os.mkdir(absolute)
+    except OSError as error:
+        print(f'cannot make a cgroup under {mount[0]}: {error.strerror}')
+        return SKIP
+
+    first = subprocess.Popen(['sleep', '1000'])
+    other = subprocess.Popen(['sleep', '1000'])
+    try:
+        for process in first, other:
+            with open(os.path.join(absolute, 'cgroup.procs'), 'w') as procs:
+                procs.write(str(process.pid))
+        with Example(command + [str(first.pid)]) as example:
+            expect_line(example, f'process {first.pid} is in {relative}')
+            first.kill()
+            expect_line(example, f'process {first.pid} has quit')
+            other.kill()
+            expect_line(example, f'{relative} is empty: the app is gone')
+            finish(example)
+
+        # Ours is the example's cgroup too: refused, whatever it is.
+        with subprocess.Popen(['sleep', '1000']) as same:
+            refused = subprocess.run(command + [str(same.pid)], stdout=subprocess.PIPE, text=True)
+            same.kill()
+        assert refused.returncode == 1 and refused.stdout == '', refused
+    finally:
+        for process in first, other:
+            process.kill()
+            process.wait()
+        os.rmdir(absolute)
+    return 0
+
+
+BUS_CONFIG = """<busconfig>
+  <type>session</type>
+  <listen>unix:path={dir}/bus</listen>
+  <auth>EXTERNAL</auth>
+  <policy context='default'>
+    <allow send_destination='*' eavesdrop='true'/>
+    <allow eavesdrop='true'/>
+    <allow own='*'/>
+  </policy>
+</busconfig>
+"""
+
+
+def smoke_dbus_callers(client, command):
+    """On a private bus, a real caller says hello; its state is freed when
+    it exits, and the example, without callers, quits."""
+    with tempfile.TemporaryDirectory() as directory:
+        config = os.path.join(directory, 'bus.conf')
+        with open(config, 'w') as file:
+            file.write(BUS_CONFIG.format(dir=directory))
+        with subprocess.Popen(['dbus-daemon', f'--config-file={config}', '--nofork',
+                               '--print-address=1'], stdout=subprocess.PIPE, text=True) as bus:
+            try:
+                address = bus.stdout.readline().strip()
+                with Example(command + [address]) as example:
+                    name = example.stdout.readline().strip()
+                    assert name.startswith(':'), f'unexpected "{name}"'
+                    with subprocess.Popen([client, address, name, 'call',
+                                           'org.gioprocwatch.Example.Callers.Hello'],
+                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                          text=True) as caller:
+                        assert caller.stdout.readline() == 'called\n'
+                        expect_line(example, f'caller {caller.pid} said hello')
+                        caller.stdin.close()
+                        assert caller.wait() == 0
+                    expect_line(example, f'caller {caller.pid} has quit: its state is freed')
+                    finish(example)
+            finally:
+                bus.kill()
+
+
 def main(argv):
     signal.signal(signal.SIGALRM, on_timeout)
     signal.alarm(TIMEOUT_SECONDS)
@@ -212,6 +314,14 @@ def main(argv):
         smoke_getting_started(argv[2], argv[3], argv[4:])
     elif argv[1] == 'watch-pidfd':
         smoke_watch_pidfd(argv[2], argv[3], argv[4])
+    elif argv[1] == 'watch-app':
+        assert_shown(argv[3], argv[2])
+        return smoke_watch_app(argv[4:])
+    elif argv[1] == 'dbus-callers':
+        assert_shown(argv[3], argv[2])
+        smoke_dbus_callers(argv[4], argv[5:])
+    elif argv[1] == 'excerpt':
+        assert_excerpted(argv[3], argv[2], argv[4])
     else:
         raise SystemExit(f'unknown example {argv[1]}')
     return 0
