@@ -24,6 +24,10 @@ import subprocess
 import sys
 import tempfile
 
+# The cgroup2 mount and a private bus, as the Python tests find and make them.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'python'))
+from system_testing import cgroup2_mount, private_bus  # noqa: E402
+
 TIMEOUT_SECONDS = 60
 PR_SET_CHILD_SUBREAPER = 36
 
@@ -193,17 +197,6 @@ def smoke_watch_pidfd(page, python, source):
 SKIP = 77  # meson's exit status for a test that cannot run here
 
 
-def cgroup2_mount():
-    """(mount point, root) of the first cgroup2 mount, or None."""
-    with open('/proc/self/mountinfo') as mountinfo:
-        for line in mountinfo:
-            fields = line.split()
-            separator = fields.index('-')
-            if fields[separator + 1] == 'cgroup2':
-                return fields[4].replace('\\040', ' '), fields[3].replace('\\040', ' ')
-    return None
-
-
 def smoke_watch_app(command):
     """The example watches the cgroup of a process (the app's scope, here a
     cgroup of ours): the process quits first, the app is gone only once the
@@ -248,45 +241,21 @@ def smoke_watch_app(command):
     return 0
 
 
-BUS_CONFIG = """<busconfig>
-  <type>session</type>
-  <listen>unix:path={dir}/bus</listen>
-  <auth>EXTERNAL</auth>
-  <policy context='default'>
-    <allow send_destination='*' eavesdrop='true'/>
-    <allow eavesdrop='true'/>
-    <allow own='*'/>
-  </policy>
-</busconfig>
-"""
-
-
 def smoke_dbus_callers(client, command):
     """On a private bus, a real caller says hello; its state is freed when
     it exits, and the example, without callers, quits."""
-    with tempfile.TemporaryDirectory() as directory:
-        config = os.path.join(directory, 'bus.conf')
-        with open(config, 'w') as file:
-            file.write(BUS_CONFIG.format(dir=directory))
-        with subprocess.Popen(['dbus-daemon', f'--config-file={config}', '--nofork',
-                               '--print-address=1'], stdout=subprocess.PIPE, text=True) as bus:
-            try:
-                address = bus.stdout.readline().strip()
-                with Example(command + [address]) as example:
-                    name = example.stdout.readline().strip()
-                    assert name.startswith(':'), f'unexpected "{name}"'
-                    with subprocess.Popen([client, address, name, 'call',
-                                           'org.gioprocwatch.Example.Callers.Hello'],
-                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          text=True) as caller:
-                        assert caller.stdout.readline() == 'called\n'
-                        expect_line(example, f'caller {caller.pid} said hello')
-                        caller.stdin.close()
-                        assert caller.wait() == 0
-                    expect_line(example, f'caller {caller.pid} has quit: its state is freed')
-                    finish(example)
-            finally:
-                bus.kill()
+    with private_bus() as address, Example(command + [address]) as example:
+        name = example.stdout.readline().strip()
+        assert name.startswith(':'), f'unexpected "{name}"'
+        with subprocess.Popen([client, address, name, 'call',
+                               'org.gioprocwatch.Example.Callers.Hello'],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as caller:
+            assert caller.stdout.readline() == 'called\n'
+            expect_line(example, f'caller {caller.pid} said hello')
+            caller.stdin.close()
+            assert caller.wait() == 0
+        expect_line(example, f'caller {caller.pid} has quit: its state is freed')
+        finish(example)
 
 
 def main(argv):

@@ -15,40 +15,13 @@ import pytest
 gi.require_version('Procwatch', '1.0')
 from gi.repository import Gio, GLib, Procwatch  # noqa: E402
 
-from procwatch_testing import TIMEOUT_SECONDS, Child, NonChild  # noqa: E402
+from procwatch_testing import Child, NonChild  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     gi.version_info < (3, 50),
     reason=f'PyGObject {gi.__version__} has no awaitable async methods (3.50+)')
 
 State = Procwatch.ProcessState
-
-
-@pytest.fixture
-def run():
-    """Runs a coroutine to its end on the event loop of GLib's default main
-    context, the monitor's; fails it after a deadline instead of hanging.
-    (Not asyncio.run(): that makes a loop of a new main context.)"""
-    from gi.events import GLibEventLoopPolicy
-
-    policy = GLibEventLoopPolicy()
-    asyncio.set_event_loop_policy(policy)
-    loop = policy.get_event_loop()
-
-    def run_until_complete(coroutine):
-        # Stopping the loop fails run_until_complete() with "Event loop
-        # stopped before Future completed"; no cancel of what is awaited.
-        deadline = loop.call_later(TIMEOUT_SECONDS, loop.stop)
-        try:
-            return loop.run_until_complete(coroutine)
-        finally:
-            deadline.cancel()
-
-    try:
-        yield run_until_complete
-    finally:
-        loop.close()
-        asyncio.set_event_loop_policy(None)
 
 
 @pytest.mark.parametrize('kind', [Child, NonChild])

@@ -4,7 +4,6 @@
 # Watching cgroups from Python: cgroups the test makes under the cgroup2
 # mount (found in /proc/self/mountinfo), real processes moved into them.
 
-import asyncio
 import os
 import signal
 import subprocess
@@ -15,23 +14,11 @@ import pytest
 gi.require_version('Procwatch', '1.0')
 from gi.repository import Gio, GLib, Procwatch  # noqa: E402
 
-from procwatch_testing import TIMEOUT_SECONDS, drain, run_until  # noqa: E402
+from procwatch_testing import drain, run_until  # noqa: E402
+from system_testing import cgroup2_mount  # noqa: E402
 
 
-def cgroup2_mount():
-    """(mount point, root) of the first cgroup2 mount, or None."""
-    with open('/proc/self/mountinfo') as mountinfo:
-        for line in mountinfo:
-            fields = line.split()
-            separator = fields.index('-')
-            if fields[separator + 1] == 'cgroup2':
-                unescape = (lambda s: s.replace('\\040', ' ').replace('\\011', '\t')
-                            .replace('\\012', '\n').replace('\\134', '\\'))
-                return unescape(fields[4]), unescape(fields[3])
-    return None
-
-
-class TestCgroup:
+class CgroupDir:
     """A cgroup made for one test: its absolute path and the path as
     /proc/PID/cgroup writes it."""
 
@@ -71,13 +58,13 @@ def make_cgroup():
     mount_point, root = mount
     name = f'gio-procwatch-pytest-{os.getpid()}'
     try:
-        base = TestCgroup(mount_point, root, name)
+        base = CgroupDir(mount_point, root, name)
     except OSError as error:
         pytest.skip(f'cannot make a cgroup under {mount_point}: {error.strerror}')
     made = []
 
     def make(child_name):
-        cgroup = TestCgroup(base.absolute, base.relative, child_name)
+        cgroup = CgroupDir(base.absolute, base.relative, child_name)
         made.append(cgroup)
         return cgroup
 
@@ -208,15 +195,10 @@ def test_wait_empty_async(monitor, make_cgroup):
 
 @pytest.mark.skipif(gi.version_info < (3, 50),
                     reason=f'PyGObject {gi.__version__} has no awaitable async methods (3.50+)')
-def test_await_wait_empty(monitor, make_cgroup):
-    from gi.events import GLibEventLoopPolicy
-
+def test_await_wait_empty(run, monitor, make_cgroup):
     directory = make_cgroup('await')
     child = directory.spawn()
     cgroup = monitor.watch_cgroup(directory.relative)
-    policy = GLibEventLoopPolicy()
-    asyncio.set_event_loop_policy(policy)
-    loop = policy.get_event_loop()
 
     async def main():
         waiting = cgroup.wait_empty_async()
@@ -224,11 +206,5 @@ def test_await_wait_empty(monitor, make_cgroup):
         os.kill(child.pid, signal.SIGKILL)
         return await waiting
 
-    try:
-        deadline = loop.call_later(TIMEOUT_SECONDS, loop.stop)
-        assert loop.run_until_complete(main()) is True
-        deadline.cancel()
-    finally:
-        loop.close()
-        asyncio.set_event_loop_policy(None)
+    assert run(main()) is True
     assert not cgroup.props.populated

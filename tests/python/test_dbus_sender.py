@@ -5,11 +5,9 @@
 # on a private dbus-daemon the test starts, watches the process of a real
 # caller (procwatch-dbus-test-client) until it exits.
 
-import asyncio
 import os
 import shutil
 import subprocess
-import tempfile
 
 import gi
 import pytest
@@ -17,21 +15,10 @@ import pytest
 gi.require_version('Procwatch', '1.0')
 from gi.repository import Gio, GLib, Procwatch  # noqa: E402
 
-from procwatch_testing import TIMEOUT_SECONDS, run_until  # noqa: E402
+from procwatch_testing import run_until  # noqa: E402
+from system_testing import private_bus  # noqa: E402
 
 CLIENT = os.environ.get('PROCWATCH_TEST_DBUS_CLIENT')
-
-BUS_CONFIG = """<busconfig>
-  <type>session</type>
-  <listen>unix:path={dir}/bus</listen>
-  <auth>EXTERNAL</auth>
-  <policy context='default'>
-    <allow send_destination='*' eavesdrop='true'/>
-    <allow eavesdrop='true'/>
-    <allow own='*'/>
-  </policy>
-</busconfig>
-"""
 
 INTROSPECTION = Gio.DBusNodeInfo.new_for_xml("""<node>
   <interface name='org.gioprocwatch.Test'>
@@ -49,14 +36,7 @@ pytestmark = pytest.mark.skipif(shutil.which('dbus-daemon') is None or CLIENT is
 @pytest.fixture
 def bus():
     """A private message bus, and this process's connection to it."""
-    directory = tempfile.mkdtemp(prefix='procwatch-bus-')
-    config = os.path.join(directory, 'bus.conf')
-    with open(config, 'w') as file:
-        file.write(BUS_CONFIG.format(dir=directory))
-    daemon = subprocess.Popen(['dbus-daemon', f'--config-file={config}', '--nofork',
-                               '--print-address=1'], stdout=subprocess.PIPE, text=True)
-    try:
-        address = daemon.stdout.readline().strip()
+    with private_bus() as address:
         connection = Gio.DBusConnection.new_for_address_sync(
             address,
             Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT
@@ -64,10 +44,6 @@ def bus():
             None, None)
         yield address, connection
         connection.close_sync(None)
-    finally:
-        daemon.kill()
-        daemon.wait()
-        shutil.rmtree(directory)
 
 
 class Service:
@@ -173,13 +149,8 @@ def test_gone_caller(monitor, bus, service):
 
 @pytest.mark.skipif(gi.version_info < (3, 50),
                     reason=f'PyGObject {gi.__version__} has no awaitable async methods (3.50+)')
-def test_await_watch_sender(monitor, recorder, bus, service):
-    from gi.events import GLibEventLoopPolicy
-
+def test_await_watch_sender(run, monitor, bus, service):
     address, connection = bus
-    policy = GLibEventLoopPolicy()
-    asyncio.set_event_loop_policy(policy)
-    loop = policy.get_event_loop()
     caller = Caller(address, connection.get_unique_name())
     run_until(lambda: service.calls, 'the Hello call')
     sender, pid = service.calls[0]
@@ -191,10 +162,6 @@ def test_await_watch_sender(monitor, recorder, bus, service):
         return await process.wait_async()
 
     try:
-        deadline = loop.call_later(TIMEOUT_SECONDS, loop.stop)
-        assert loop.run_until_complete(main()) is True
-        deadline.cancel()
+        assert run(main()) is True
     finally:
         caller.close()
-        loop.close()
-        asyncio.set_event_loop_policy(None)
