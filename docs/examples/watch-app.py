@@ -36,8 +36,11 @@ def main(argv):
         path = process.get_cgroup()
         # Not started in a scope of its own: its cgroup holds us too, and
         # would not be empty before we are gone.
-        if path is None or path == own_cgroup():
-            print(f'Process {argv[1]} has no cgroup of its own', file=sys.stderr)
+        if path is None:
+            print('No cgroup v2 here', file=sys.stderr)
+            return 1
+        if path == own_cgroup():
+            print(f'The app of process {argv[1]} shares our cgroup {path}', file=sys.stderr)
             return 1
         cgroup = monitor.watch_cgroup(path)
     except GLib.Error as error:

@@ -197,6 +197,11 @@ def smoke_watch_pidfd(page, python, source):
 SKIP = 77  # meson's exit status for a test that cannot run here
 
 
+def move(cgroup, pid):
+    with open(os.path.join(cgroup, 'cgroup.procs'), 'w') as procs:
+        procs.write(str(pid))
+
+
 def smoke_watch_app(command):
     """The example watches the cgroup of a process (the app's scope, here a
     cgroup of ours): the process quits first, the app is gone only once the
@@ -218,8 +223,7 @@ def smoke_watch_app(command):
     other = subprocess.Popen(['sleep', '1000'])
     try:
         for process in first, other:
-            with open(os.path.join(absolute, 'cgroup.procs'), 'w') as procs:
-                procs.write(str(process.pid))
+            move(absolute, process.pid)
         with Example(command + [str(first.pid)]) as example:
             expect_line(example, f'process {first.pid} is in {relative}')
             first.kill()
@@ -228,11 +232,22 @@ def smoke_watch_app(command):
             expect_line(example, f'{relative} is empty: the app is gone')
             finish(example)
 
-        # Ours is the example's cgroup too: refused, whatever it is.
-        with subprocess.Popen(['sleep', '1000']) as same:
-            refused = subprocess.run(command + [str(same.pid)], stdout=subprocess.PIPE, text=True)
-            same.kill()
+        # A process in the example's own cgroup (a cgroup that could be
+        # watched): refused, since it cannot empty while the example runs.
+        shared = absolute + '-shared'
+        os.mkdir(shared)
+        try:
+            with subprocess.Popen(['sleep', '1000']) as same:
+                move(shared, same.pid)
+                refused = subprocess.run(command + [str(same.pid)], stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, text=True,
+                                         preexec_fn=lambda: move(shared, os.getpid()))
+                same.kill()
+        finally:
+            os.rmdir(shared)
+        print(refused.stderr, end='')
         assert refused.returncode == 1 and refused.stdout == '', refused
+        assert 'shares our cgroup' in refused.stderr, refused
     finally:
         for process in first, other:
             process.kill()
