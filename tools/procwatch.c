@@ -860,6 +860,12 @@ watch_cgroup (Tool       *tool,
 
   if (cgroup == NULL)
     {
+      /* Gone is what -e allows, as for a process: said only when asked. */
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) && tool->allow_exited)
+        {
+          debug (tool, "%s, skipping", error->message);
+          return -1;
+        }
       /* The library's message names the cgroup. */
       tool_warn ("%s", error->message);
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED))
@@ -867,8 +873,6 @@ watch_cgroup (Tool       *tool,
           *unsupported = TRUE;
           return tool->allow_exited ? -1 : TOOL_EXIT_UNSUPPORTED;
         }
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) && tool->allow_exited)
-        return -1;
       return TOOL_EXIT_FAILURE;
     }
 
@@ -910,9 +914,13 @@ watch_cgroup_of (Tool       *tool,
     {
       WatchResult result = classify_error (error);
 
-      tool_warn (_("could not open PID %d: %s"), (int) pid, error->message);
       if (result == WATCH_GONE && tool->allow_exited)
-        return -1;
+        {
+          if (tool->verbose)
+            tool_warn (_("PID %d has exited, skipping"), (int) pid);
+          return -1;
+        }
+      tool_warn (_("could not open PID %d: %s"), (int) pid, error->message);
       if (result == WATCH_UNSUPPORTED)
         {
           *unsupported = TRUE;
@@ -1042,17 +1050,21 @@ watch_bus_names (Tool        *tool,
       process = watch_bus_name_owner (tool, bus, name, &error);
       if (process == NULL)
         {
-          if (g_dbus_error_is_remote_error (error) &&
-              g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_NAME_HAS_NO_OWNER))
+          gboolean no_owner = g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_NAME_HAS_NO_OWNER);
+
+          /* An owner that is gone (or was just leaving) is what -e allows. */
+          if (tool->allow_exited &&
+              (no_owner || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND)))
+            {
+              debug (tool, "bus name %s has no owner, skipping", name);
+              continue;
+            }
+
+          if (no_owner)
             /* Translators: %s is a D-Bus name such as org.example.App. */
             tool_warn (_("no process owns the bus name '%s'"), name);
           else
             tool_warn (_("cannot watch the owner of bus name '%s': %s"), name, error->message);
-
-          if (tool->allow_exited && (g_error_matches (error, G_DBUS_ERROR,
-                                                      G_DBUS_ERROR_NAME_HAS_NO_OWNER) ||
-                                     g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND)))
-            continue;
           return g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED)
                  ? TOOL_EXIT_UNSUPPORTED : TOOL_EXIT_FAILURE;
         }

@@ -211,7 +211,7 @@ def test_no_such_cgroup(cgroups):
     assert err.startswith('procwatch: ') and 'no such cgroup' in err, err
 
     status, out, err = run('-e', '--cgroup', '/procwatch-no-such-cgroup')
-    assert (status, out) == (0, '')
+    assert (status, out, err) == (0, '', '')
 
 
 def test_cgroup_of_a_gone_pid():
@@ -220,6 +220,9 @@ def test_cgroup_of_a_gone_pid():
     status, out, err = run('--cgroup-of', proc.pid)
     assert (status, out) == (1, '')
     assert 'could not open PID %d' % proc.pid in err
+
+    status, out, err = run('-e', '-v', '--cgroup-of', proc.pid)
+    assert (status, out, err) == (0, '', 'procwatch: PID %d has exited, skipping\n' % proc.pid)
 
 
 BUS_CONFIG = """<busconfig>
@@ -291,7 +294,7 @@ def test_dbus_name_without_owner(session_bus, monkeypatch):
     assert err == "procwatch: no process owns the bus name 'org.example.Nobody'\n"
 
     status, out, err = run('-e', '--dbus-name', 'org.example.Nobody')
-    assert (status, out) == (0, '')
+    assert (status, out, err) == (0, '', '')
 
 
 def test_dbus_name_and_cgroup_with_pid(session_bus, cgroups, tools, monkeypatch):
