@@ -15,6 +15,7 @@ import select
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 
@@ -254,19 +255,25 @@ sys.stdin.read()
 
 
 @pytest.fixture
-def session_bus(tmp_path):
+def session_bus():
+    """A private dbus-daemon; its socket in a short directory of its own,
+    as pytest's may pass the 107 bytes a socket path can have."""
     if shutil.which('dbus-daemon') is None:
         pytest.skip('no dbus-daemon')
-    config = tmp_path / 'bus.conf'
-    config.write_text(BUS_CONFIG % tmp_path)
-    daemon = subprocess.Popen(['dbus-daemon', '--config-file=%s' % config, '--nofork',
-                               '--print-address=1'], stdout=subprocess.PIPE)
-    try:
-        yield daemon.stdout.readline().decode().strip()
-    finally:
-        daemon.terminate()
-        daemon.wait()
-        daemon.stdout.close()
+    with tempfile.TemporaryDirectory(prefix='procwatch-bus-') as directory:
+        config = os.path.join(directory, 'bus.conf')
+        with open(config, 'w') as f:
+            f.write(BUS_CONFIG % directory)
+        daemon = subprocess.Popen(['dbus-daemon', '--config-file=%s' % config, '--nofork',
+                                   '--print-address=1'], stdout=subprocess.PIPE)
+        try:
+            address = daemon.stdout.readline().decode().strip()
+            assert address, 'dbus-daemon did not start'
+            yield address
+        finally:
+            daemon.terminate()
+            daemon.wait()
+            daemon.stdout.close()
 
 
 def test_dbus_name_owner_exits(session_bus, tools, monkeypatch):
