@@ -9,6 +9,7 @@ through cgroup.kill first. No sleeps stand in for synchronisation: the tests
 wait for the tool's --debug line that says the watch is set up.
 """
 
+import contextlib
 import json
 import os
 import select
@@ -276,22 +277,30 @@ def session_bus():
             daemon.stdout.close()
 
 
-def test_dbus_name_owner_exits(session_bus, tools, monkeypatch):
-    monkeypatch.setenv('DBUS_SESSION_BUS_ADDRESS', session_bus)
-    client = subprocess.Popen(['/usr/bin/python3', '-c', CLIENT, session_bus, 'org.example.Owner'],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+@contextlib.contextmanager
+def bus_owner(address, name, preexec_fn=None):
+    """A client that owns @name on the bus until its stdin is closed."""
+    client = subprocess.Popen(['/usr/bin/python3', '-c', CLIENT, address, name],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              preexec_fn=preexec_fn)
     try:
         assert client.stdout.readline() == b'owned\n'
-        tool = tools('--debug', '--session', '--dbus-name', 'org.example.Owner')
-        wait_for_err(tool, 'procwatch: watching %d' % client.pid)
-        client.stdin.close()
-        assert_event(tool.line(), client.pid, 'exited')
-        assert tool.finish()[0:2] == (0, [])
+        yield client
     finally:
         if client.poll() is None:
             client.kill()
         client.wait()
         client.stdout.close()
+
+
+def test_dbus_name_owner_exits(session_bus, tools, monkeypatch):
+    monkeypatch.setenv('DBUS_SESSION_BUS_ADDRESS', session_bus)
+    with bus_owner(session_bus, 'org.example.Owner') as client:
+        tool = tools('--debug', '--session', '--dbus-name', 'org.example.Owner')
+        wait_for_err(tool, 'procwatch: watching %d' % client.pid)
+        client.stdin.close()
+        assert_event(tool.line(), client.pid, 'exited')
+        assert tool.finish()[0:2] == (0, [])
 
 
 def test_dbus_name_without_owner(session_bus, monkeypatch):
@@ -304,24 +313,15 @@ def test_dbus_name_without_owner(session_bus, monkeypatch):
     assert (status, out, err) == (0, '', '')
 
 
-def test_dbus_name_and_cgroup_with_pid(session_bus, cgroups, tools, monkeypatch):
-    """All three kinds at once: the run ends when the owner has exited and
-    the cgroup is empty."""
+def test_dbus_name_and_cgroup(session_bus, cgroups, tools, monkeypatch):
+    """Both kinds at once: the run ends when the owner has exited and the
+    cgroup it was in is empty, in whichever order they are reported."""
     monkeypatch.setenv('DBUS_SESSION_BUS_ADDRESS', session_bus)
     path, directory = cgroups.make()
-    client = subprocess.Popen(['/usr/bin/python3', '-c', CLIENT, session_bus, 'org.example.Both'],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              preexec_fn=joiner(directory))
-    try:
-        assert client.stdout.readline() == b'owned\n'
+    with bus_owner(session_bus, 'org.example.Both', joiner(directory)) as client:
         tool = tools('--json', '--debug', '--dbus-name', 'org.example.Both', '--cgroup', path)
         wait_for_err(tool, 'procwatch: watching cgroup')
         client.stdin.close()
         events = sorted(json.loads(tool.line())['event'] for _ in range(2))
         assert events == ['cgroup-emptied', 'exited']
         assert tool.finish()[0:2] == (0, [])
-    finally:
-        if client.poll() is None:
-            client.kill()
-        client.wait()
-        client.stdout.close()
