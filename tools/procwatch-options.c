@@ -35,6 +35,11 @@ enum
   OPT_JSON,
   OPT_DEBUG,
   OPT_SEND,
+  OPT_CGROUP,
+  OPT_CGROUP_OF,
+  OPT_DBUS_NAME,
+  OPT_SESSION,
+  OPT_SYSTEM,
 };
 
 static const struct option procwatch_longopts[] = {
@@ -51,6 +56,11 @@ static const struct option procwatch_longopts[] = {
   { "verbose",     no_argument,       NULL, 'v' },
   { "debug",       no_argument,       NULL, OPT_DEBUG },
   { "send",        required_argument, NULL, OPT_SEND },
+  { "cgroup",      required_argument, NULL, OPT_CGROUP },
+  { "cgroup-of",   required_argument, NULL, OPT_CGROUP_OF },
+  { "dbus-name",   required_argument, NULL, OPT_DBUS_NAME },
+  { "session",     no_argument,       NULL, OPT_SESSION },
+  { "system",      no_argument,       NULL, OPT_SYSTEM },
   { "signal",      required_argument, NULL, 's' },
   { "kill-after",  required_argument, NULL, 'k' },
   { "version",     no_argument,       NULL, 'V' },
@@ -82,6 +92,13 @@ static const char *const procwatch_help[] = {
      "  -f, --full             match PATTERN against the full command line\n"
      "  -x, --exact            match PATTERN against the whole name only\n"
      "  -i, --ignore-case      match PATTERN ignoring case\n"),
+  N_("      --cgroup=PATH      also wait until the cgroup (v2) PATH is empty:\n"
+     "                         relative to the cgroup2 root, as /proc/PID/cgroup\n"
+     "                         writes it, or under the cgroup2 mount\n"
+     "      --cgroup-of=PID    also wait until the cgroup PID is in is empty\n"
+     "      --dbus-name=NAME   also watch the process that owns the D-Bus NAME\n"
+     "      --session          look NAME up on the session bus (the default)\n"
+     "      --system           look NAME up on the system bus\n"),
   N_("      --send=SIGNAL      send SIGNAL to each process first, then wait\n"
      "  -s, --signal=SIGNAL    when the timeout expires, send SIGNAL to the\n"
      "                         processes still running and wait for them\n"
@@ -103,6 +120,7 @@ static const char *const procwatch_help[] = {
   N_("\nPrints one line per event:\n"
      "\n"
      "  PID EVENT NAME [STATUS]         e.g. \"4242 exited sleep exit 0\"\n"),
+  N_("  - cgroup-emptied PATH           for a cgroup that is empty\n"),
   N_("\nEVENT is \"exited\" (the process terminated; it is a zombie) or, with --reaped,\n"
      "also \"reaped\" (its parent collected it; the pid is free). NAME is the process\n"
      "name when watching started, with spaces and unprintable bytes written as \\xHH.\n"
@@ -119,8 +137,13 @@ static const char *const procwatch_help[] = {
      "procwatch's (128+N if killed by signal N). SIGTERM and SIGHUP sent to\n"
      "procwatch are passed on to it. On timeout COMMAND gets the --signal (TERM)\n"
      "and procwatch waits for it, as timeout(1) does.\n"),
+  N_("\nEach --cgroup and --cgroup-of counts as one process for --count and the\n"
+     "exit status; a cgroup that is empty already is reported at once. Signals\n"
+     "(--send, --signal) go to processes only, never into a cgroup.\n"),
   N_("\nRun as \"waitpid\" (a link), it is util-linux waitpid(1): its options only,\n"
      "no event lines, its messages and exit statuses.\n"),
+  N_("\nA --cgroup, --cgroup-of or --dbus-name that does not exist is a failure (1),\n"
+     "or skipped with --exited; no cgroup v2 is status 2.\n"),
   N_("\nExit status:\n"
      "  0  every watched process exited (or N of them, with --count)\n"
      "  1  failure: a process cannot be watched or does not exist, or bad usage\n"
@@ -464,6 +487,21 @@ apply_option (int          c,
     case OPT_DEBUG:
       options->debug = TRUE;
       break;
+    case OPT_CGROUP:
+      g_ptr_array_add (options->cgroups, optarg);
+      break;
+    case OPT_CGROUP_OF:
+      g_ptr_array_add (options->cgroup_of, optarg);
+      break;
+    case OPT_DBUS_NAME:
+      g_ptr_array_add (options->dbus_names, optarg);
+      break;
+    case OPT_SESSION:
+      options->system_bus = FALSE;
+      break;
+    case OPT_SYSTEM:
+      options->system_bus = TRUE;
+      break;
     case 'h':
       print_help (options->waitpid_mode);
       return TOOL_EXIT_OK;
@@ -533,7 +571,9 @@ read_arguments (int          argc,
 static int
 check_procwatch_options (ToolOptions *options)
 {
-  gboolean have_processes = options->pid_args->len > 0 || options->patterns->len > 0;
+  gboolean have_processes = options->pid_args->len > 0 || options->patterns->len > 0 ||
+                            options->cgroups->len > 0 || options->cgroup_of->len > 0 ||
+                            options->dbus_names->len > 0;
 
   if (options->quiet && options->json)
     return tool_usage_error (_("--quiet and --json cannot be combined"));
@@ -579,6 +619,9 @@ tool_parse_options (int          argc,
   options->waitpid_mode = strcmp (tool_program_name, "waitpid") == 0;
   options->pid_args = g_ptr_array_new ();
   options->patterns = g_ptr_array_new ();
+  options->cgroups = g_ptr_array_new ();
+  options->cgroup_of = g_ptr_array_new ();
+  options->dbus_names = g_ptr_array_new ();
   options->send_signal = -1;
   options->timeout_signal = -1;
 
@@ -608,4 +651,7 @@ tool_options_clear (ToolOptions *options)
 {
   g_clear_pointer (&options->pid_args, g_ptr_array_unref);
   g_clear_pointer (&options->patterns, g_ptr_array_unref);
+  g_clear_pointer (&options->cgroups, g_ptr_array_unref);
+  g_clear_pointer (&options->cgroup_of, g_ptr_array_unref);
+  g_clear_pointer (&options->dbus_names, g_ptr_array_unref);
 }

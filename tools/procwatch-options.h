@@ -33,6 +33,10 @@ typedef struct
   GPtrArray *pid_args;     /* PID[:INODE] operands, within argv */
   GPtrArray *patterns;     /* -n, within argv; NULL-terminated once parsed */
   char **command_argv;     /* after "--", within argv; NULL if none */
+  GPtrArray *cgroups;      /* --cgroup PATH, within argv */
+  GPtrArray *cgroup_of;    /* --cgroup-of PID[:INODE], within argv */
+  GPtrArray *dbus_names;   /* --dbus-name NAME, within argv */
+  gboolean system_bus;     /* --system: else the session bus */
 
   guint timeout_ms;        /* 0: none */
   guint64 count;           /* 0: all */

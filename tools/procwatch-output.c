@@ -299,3 +299,36 @@ tool_print_event (FILE             *out,
 
   write_line (out, line);
 }
+
+/* A cgroup found empty: "- cgroup-emptied PATH", so that the event stays
+ * the second field as in a process's line, or a JSON record with the
+ * cgroup's path where a process's has its pid. */
+void
+tool_print_cgroup (FILE       *out,
+                   gboolean    json,
+                   const char *path)
+{
+  g_autoptr(GString) line = g_string_new (NULL);
+
+  if (json)
+    {
+      g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+      g_autofree char *time = g_date_time_format (now, "%Y-%m-%dT%H:%M:%S.%fZ");
+
+      g_string_append (line, "{\"time\":");
+      tool_json_append_string (line, time, -1);
+      g_string_append_printf (line, ",\"monotonic_us\":%" G_GINT64_FORMAT
+                              ",\"event\":\"cgroup-emptied\",\"cgroup\":",
+                              g_get_monotonic_time ());
+      tool_json_append_string (line, path, -1);
+      g_string_append (line, "}\n");
+    }
+  else
+    {
+      g_string_append (line, "- cgroup-emptied ");
+      tool_append_escaped (line, path);
+      g_string_append_c (line, '\n');
+    }
+
+  write_line (out, line);
+}

@@ -39,5 +39,8 @@ void  tool_print_signal    (FILE             *out,
                             int               sig,
                             const char       *why,
                             const char       *error);
+void  tool_print_cgroup    (FILE             *out,
+                            gboolean          json,
+                            const char       *path);
 
 G_END_DECLS

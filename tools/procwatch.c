@@ -60,6 +60,8 @@ typedef struct
   int exit_code;
 
   ProcwatchProcess *command;   /* NULL unless running a COMMAND */
+  GPtrArray *cgroups;          /* the watched ProcwatchCgroups, each once */
+  GCancellable *cancellable;   /* their waits, cancelled at the end */
 } Tool;
 
 typedef enum
@@ -822,6 +824,259 @@ watch_all (Tool     *tool,
   return -1;
 }
 
+/* A cgroup is empty: it counts as one process finished. It is not
+ * signalled, so after the timeout it is no longer awaited. */
+static void
+on_cgroup_empty (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  ProcwatchCgroup *cgroup = PROCWATCH_CGROUP (source);
+  Tool *tool = user_data;
+
+  if (!procwatch_cgroup_wait_empty_finish (cgroup, result, NULL) || tool->done)
+    return;
+
+  if (!tool->quiet)
+    tool_print_cgroup (stdout, tool->json, procwatch_cgroup_get_path (cgroup));
+
+  if (tool->timed_out)
+    return;
+
+  if (++tool->finished >= tool->needed)
+    finish (tool);
+}
+
+/* Watches the cgroup @path, once however many paths name it. Returns
+ * -1 to go on, or the exit status to stop with. */
+static int
+watch_cgroup (Tool       *tool,
+              const char *path,
+              gboolean   *unsupported)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ProcwatchCgroup) cgroup = procwatch_process_monitor_watch_cgroup (tool->monitor, path,
+                                                                              &error);
+
+  if (cgroup == NULL)
+    {
+      /* Gone is what -e allows, as for a process: said only when asked. */
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) && tool->allow_exited)
+        {
+          debug (tool, "%s, skipping", error->message);
+          return -1;
+        }
+      /* The library's message names the cgroup. */
+      tool_warn ("%s", error->message);
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED))
+        {
+          *unsupported = TRUE;
+          return tool->allow_exited ? -1 : TOOL_EXIT_UNSUPPORTED;
+        }
+      return TOOL_EXIT_FAILURE;
+    }
+
+  if (g_ptr_array_find (tool->cgroups, cgroup, NULL))
+    return -1;
+
+  debug (tool, "watching cgroup %s", procwatch_cgroup_get_path (cgroup));
+  g_ptr_array_add (tool->cgroups, g_object_ref (cgroup));
+  procwatch_cgroup_wait_empty_async (cgroup, tool->cancellable, on_cgroup_empty, tool);
+  return -1;
+}
+
+/* --cgroup-of: the cgroup @text (PID[:INODE]) is in, as the library read
+ * it when it started watching that process, which it then stops watching
+ * unless the process is awaited itself. */
+static int
+watch_cgroup_of (Tool       *tool,
+                 const char *text,
+                 gboolean   *unsupported)
+{
+  g_autoptr(ProcwatchProcess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+  guint64 inode;
+  GPid pid;
+
+  if (!tool_parse_pid_arg (text, &pid, &inode))
+    {
+      tool_warn (_("failed to parse PID argument '%s': %s"), text, g_strerror (errno));
+      return TOOL_EXIT_FAILURE;
+    }
+
+  if (inode != 0)
+    process = procwatch_process_monitor_watch_pid_inode (tool->monitor, pid, inode, &error);
+  else
+    process = procwatch_process_monitor_watch_pid (tool->monitor, pid, &error);
+
+  if (process == NULL)
+    {
+      WatchResult result = classify_error (error);
+
+      if (result == WATCH_GONE && tool->allow_exited)
+        {
+          if (tool->verbose)
+            tool_warn (_("PID %d has exited, skipping"), (int) pid);
+          return -1;
+        }
+      tool_warn (_("could not open PID %d: %s"), (int) pid, error->message);
+      if (result == WATCH_UNSUPPORTED)
+        {
+          *unsupported = TRUE;
+          return tool->allow_exited ? -1 : TOOL_EXIT_UNSUPPORTED;
+        }
+      return TOOL_EXIT_FAILURE;
+    }
+
+  path = g_strdup (procwatch_process_get_cgroup (process));
+  if (!g_hash_table_contains (tool->targets, process))
+    procwatch_process_monitor_unwatch_process (tool->monitor, process);
+
+  if (path == NULL)
+    {
+      tool_warn (_("PID %d is in no cgroup v2"), (int) pid);
+      *unsupported = TRUE;
+      return tool->allow_exited ? -1 : TOOL_EXIT_UNSUPPORTED;
+    }
+
+  return watch_cgroup (tool, path, unsupported);
+}
+
+static int
+watch_cgroups (Tool        *tool,
+               ToolOptions *options,
+               gboolean    *unsupported)
+{
+  guint i;
+  int exit_code;
+
+  for (i = 0; i < options->cgroup_of->len; i++)
+    if ((exit_code = watch_cgroup_of (tool, g_ptr_array_index (options->cgroup_of, i),
+                                      unsupported)) >= 0)
+      return exit_code;
+
+  for (i = 0; i < options->cgroups->len; i++)
+    if ((exit_code = watch_cgroup (tool, g_ptr_array_index (options->cgroups, i),
+                                   unsupported)) >= 0)
+      return exit_code;
+
+  return -1;
+}
+
+typedef struct
+{
+  gboolean done;
+  ProcwatchProcess *process;
+  GError *error;
+} DBusWatch;
+
+static void
+on_dbus_sender_watched (GObject      *source,
+                        GAsyncResult *result,
+                        gpointer      user_data)
+{
+  DBusWatch *watch = user_data;
+
+  watch->process = procwatch_process_monitor_watch_dbus_sender_finish (
+      PROCWATCH_PROCESS_MONITOR (source), result, &watch->error);
+  watch->done = TRUE;
+}
+
+/* The process that owns the bus name @name: its unique name from the bus,
+ * then the library asks the bus for that connection's process. */
+static ProcwatchProcess *
+watch_bus_name_owner (Tool             *tool,
+                      GDBusConnection  *bus,
+                      const char       *name,
+                      GError          **error)
+{
+  g_autoptr(GVariant) reply = NULL;
+  DBusWatch watch = { FALSE, NULL, NULL };
+  const char *owner;
+
+  reply = g_dbus_connection_call_sync (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                       "org.freedesktop.DBus", "GetNameOwner",
+                                       g_variant_new ("(s)", name), G_VARIANT_TYPE ("(s)"),
+                                       G_DBUS_CALL_FLAGS_NONE, -1, NULL, error);
+  if (reply == NULL)
+    return NULL;
+
+  g_variant_get (reply, "(&s)", &owner);
+  debug (tool, "bus name %s is owned by %s", name, owner);
+
+  procwatch_process_monitor_watch_dbus_sender_async (tool->monitor, bus, owner, NULL,
+                                                     on_dbus_sender_watched, &watch);
+  while (!watch.done)
+    g_main_context_iteration (NULL, TRUE);
+
+  if (watch.process == NULL)
+    g_propagate_error (error, watch.error);
+  return watch.process;
+}
+
+/* --dbus-name: each owner is a process like those named by PID, watched
+ * before any of those so that none of their events comes while the bus
+ * is being asked. Returns -1 to go on, or the exit status to stop with. */
+static int
+watch_bus_names (Tool        *tool,
+                 ToolOptions *options)
+{
+  GBusType bus_type = options->system_bus ? G_BUS_TYPE_SYSTEM : G_BUS_TYPE_SESSION;
+  g_autoptr(GDBusConnection) bus = NULL;
+  g_autoptr(GError) error = NULL;
+  guint i;
+
+  if (options->dbus_names->len == 0)
+    return -1;
+
+  bus = g_bus_get_sync (bus_type, NULL, &error);
+  if (bus == NULL)
+    {
+      tool_warn (options->system_bus ? _("cannot connect to the system bus: %s")
+                                     : _("cannot connect to the session bus: %s"), error->message);
+      return TOOL_EXIT_FAILURE;
+    }
+  /* The bus going away ends nothing: the owners are watched by pidfd. */
+  g_dbus_connection_set_exit_on_close (bus, FALSE);
+
+  for (i = 0; i < options->dbus_names->len; i++)
+    {
+      const char *name = g_ptr_array_index (options->dbus_names, i);
+      g_autoptr(ProcwatchProcess) process = NULL;
+      ToolTarget target = { 0, NULL, 0, FALSE };
+
+      g_clear_error (&error);
+      process = watch_bus_name_owner (tool, bus, name, &error);
+      if (process == NULL)
+        {
+          gboolean no_owner = g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_NAME_HAS_NO_OWNER);
+
+          /* An owner that is gone (or was just leaving) is what -e allows. */
+          if (tool->allow_exited &&
+              (no_owner || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND)))
+            {
+              debug (tool, "bus name %s has no owner, skipping", name);
+              continue;
+            }
+
+          if (no_owner)
+            /* Translators: %s is a D-Bus name such as org.example.App. */
+            tool_warn (_("no process owns the bus name '%s'"), name);
+          else
+            tool_warn (_("cannot watch the owner of bus name '%s': %s"), name, error->message);
+          return g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED)
+                 ? TOOL_EXIT_UNSUPPORTED : TOOL_EXIT_FAILURE;
+        }
+
+      target.pid = procwatch_process_get_pid (process);
+      target.name = target_name (process, target.pid);
+      add_target (tool, process, &target);
+    }
+
+  return -1;
+}
+
 /* waitpid(1)'s check, made before the PIDs are read. */
 static int
 check_count (guint64 count,
@@ -848,6 +1103,7 @@ count_needed (Tool    *tool,
   g_hash_table_iter_init (&iter, tool->targets);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &target))
     needed += tool->waitpid_mode ? target->n_args : 1;
+  needed += tool->cgroups->len;
 
   return count > 0 ? (guint) MIN ((guint64) needed, count) : needed;
 }
@@ -863,9 +1119,11 @@ watch_processes (Tool        *tool,
   guint n_named;
   int exit_code;
 
+  guint n_others = options->cgroups->len + options->cgroup_of->len + options->dbus_names->len;
+
   /* Without names the count is known before the PIDs are read. */
   if (patterns[0] == NULL && (exit_code = check_count (options->count,
-                                                       options->pid_args->len)) >= 0)
+                                                       options->pid_args->len + n_others)) >= 0)
     return exit_code;
 
   exit_code = collect_pid_args (options->pid_args, pids, inodes);
@@ -876,16 +1134,28 @@ watch_processes (Tool        *tool,
   if (exit_code >= 0)
     return exit_code;
 
-  if ((exit_code = check_count (options->count, pids->len)) >= 0)
+  if ((exit_code = check_count (options->count, pids->len + n_others)) >= 0)
     return exit_code;
 
-  ensure_fd_limit (tool, pids->len);
+  ensure_fd_limit (tool, pids->len + n_others);
+
+  /* Nothing ends the wait before all is watched: events may come while
+   * the bus is asked, and an empty cgroup is reported at once. */
+  tool->needed = G_MAXUINT;
+
+  if ((exit_code = watch_bus_names (tool, options)) >= 0)
+    return exit_code;
 
   exit_code = watch_all (tool, pids, inodes, n_named, &unsupported);
   if (exit_code >= 0)
     return exit_code;
 
+  if ((exit_code = watch_cgroups (tool, options, &unsupported)) >= 0)
+    return exit_code;
+
   tool->needed = count_needed (tool, options->count);
+  if (tool->finished >= tool->needed)
+    tool->done = TRUE;
 
   /* --send: each process is held before any is signalled, so none can be
    * mistaken for a process that took its pid since. */
@@ -932,6 +1202,7 @@ run (Tool        *tool,
   else
     exit_code = watch_processes (tool, options);
 
+  g_cancellable_cancel (tool->cancellable);
   g_signal_handlers_disconnect_by_data (monitor, tool);
   return exit_code;
 }
@@ -945,6 +1216,8 @@ main (int   argc,
   g_autoptr(GMainLoop) loop = NULL;
   g_autoptr(GHashTable) targets = NULL;
   g_autoptr(GPtrArray) order = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GPtrArray) cgroups = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   Tool tool = { 0 };
   int exit_code;
 
@@ -976,6 +1249,8 @@ main (int   argc,
   tool.kill_after_ms = options.kill_after_ms;
   tool.count = options.count;
   tool.order = order;
+  tool.cgroups = cgroups;
+  tool.cancellable = cancellable;
 
   return run (&tool, &options);
 }
