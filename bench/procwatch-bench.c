@@ -33,7 +33,7 @@ extern char **environ;
 #ifdef HAVE_VALGRIND_CALLGRIND_H
 # include <valgrind/callgrind.h>
 #else
-# define CALLGRIND_TOGGLE_COLLECT
+# define CALLGRIND_TOGGLE_COLLECT do { } while (0)
 #endif
 
 #define EPOLL_BATCH 256
