@@ -108,6 +108,7 @@ void                    procwatch_handle_read_identity (const ProcwatchBackend *
                                                         const ProcwatchHandle  *handle,
                                                         char                  **name,
                                                         char                  **cgroup);
+guint32                 procwatch_fd_poll              (int                     fd);
 guint32                 procwatch_handle_poll          (const ProcwatchHandle  *handle);
 void                    procwatch_set_error_from_errno (GError                **error,
                                                         int                     saved_errno,

@@ -173,12 +173,11 @@ procwatch_handle_read_identity (const ProcwatchBackend  *backend,
   *cgroup = g_steal_pointer (&read_cgroup);
 }
 
-/* The epoll events that the handle shows now, for a backend asked to look
- * for itself (read_state() with no events). */
+/* The epoll events that @fd shows now. */
 guint32
-procwatch_handle_poll (const ProcwatchHandle *handle)
+procwatch_fd_poll (int fd)
 {
-  struct pollfd pfd = { handle->fd, POLLIN, 0 };
+  struct pollfd pfd = { fd, POLLIN, 0 };
 
   if (poll (&pfd, 1, 0) != 1)
     return 0;
@@ -186,6 +185,14 @@ procwatch_handle_poll (const ProcwatchHandle *handle)
   return (pfd.revents & POLLIN ? EPOLLIN : 0) |
          (pfd.revents & POLLHUP ? EPOLLHUP : 0) |
          (pfd.revents & POLLERR ? EPOLLERR : 0);
+}
+
+/* The same for a handle, for a backend asked to look for itself
+ * (read_state() with no events). */
+guint32
+procwatch_handle_poll (const ProcwatchHandle *handle)
+{
+  return procwatch_fd_poll (handle->fd);
 }
 
 /* GLib's mapping of errno, except where the API documents otherwise: a

@@ -6,7 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
+#include <sys/epoll.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -131,14 +131,6 @@ procwatch_watch_dup_pidfd (ProcwatchWatch  *watch,
 }
 
 static gboolean
-pidfd_is_readable (int pidfd)
-{
-  struct pollfd pfd = { pidfd, POLLIN, 0 };
-
-  return poll (&pfd, 1, 0) == 1 && (pfd.revents & (POLLIN | POLLHUP)) != 0;
-}
-
-static gboolean
 set_exited_error (ProcwatchWatch  *watch,
                   GError         **error)
 {
@@ -165,7 +157,7 @@ procwatch_watch_send_signal (ProcwatchWatch  *watch,
     {
       /* The kernel accepts signals for zombies: an exit we have not
        * handled yet is still an exit. */
-      if (pidfd_is_readable (pidfd))
+      if (procwatch_fd_poll (pidfd) & (EPOLLIN | EPOLLHUP))
         return set_exited_error (watch, error);
 
       result = procwatch_pidfd_send_signal (pidfd, signum, NULL, 0);
