@@ -7,6 +7,7 @@
 import contextlib
 import os
 import shutil
+import stat
 import subprocess
 import tempfile
 
@@ -22,6 +23,20 @@ BUS_CONFIG = """<busconfig>
 </busconfig>
 """
 
+
+
+def reachable_by_others(path):
+    """Whether a user other than the owner can reach @path: every directory
+    above it searchable by others. A checkout under /root (mode 700) is not,
+    and a test that drops to another user cannot run its programs there."""
+    path = os.path.realpath(path)
+    while True:
+        parent = os.path.dirname(path)
+        if parent == path:
+            return True
+        path = parent
+        if not os.stat(path).st_mode & stat.S_IXOTH:
+            return False
 
 def cgroup2_mount():
     """(mount point, root) of the first cgroup2 mount in

@@ -16,6 +16,7 @@ import resource
 import select
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -31,6 +32,20 @@ DEADLINE = 20.0
 JSON_KEYS = ['time', 'monotonic_us', 'event', 'pid', 'inode', 'name', 'status']
 STATUS_KEYS = ['raw', 'exited', 'exit_code', 'signal', 'signal_name', 'core_dumped']
 
+
+
+def reachable_by_others(path):
+    """Whether a user other than the owner can reach @path: every directory
+    above it searchable by others. A checkout under /root (mode 700) is not,
+    and a test that drops to another user cannot run its programs there."""
+    path = os.path.realpath(path)
+    while True:
+        parent = os.path.dirname(path)
+        if parent == path:
+            return True
+        path = parent
+        if not os.stat(path).st_mode & stat.S_IXOTH:
+            return False
 
 def kernel_at_least(major, minor):
     release = re.match(r'(\d+)\.(\d+)', os.uname().release)
