@@ -9,9 +9,12 @@
  * the file open, rather than the directory, lets a probe work without a
  * spare fd, also when the fd table is full.
  *
- * Each watched process is probed on its own backoff: every 10 ms just after
- * it was watched or changed state, doubling up to once a second for a
- * long-lived one. A probe reads one small /proc file.
+ * A probe is one pread() of that file. Most short-lived processes die
+ * young, so a process is probed every 2 ms for the first second after it
+ * was watched or changed state (fewer times when many are young at once:
+ * they share a budget), then less and less often, doubling up to once a
+ * second for a long-lived one; probes due about the same time share a
+ * wake-up (procwatch-probe-scheduler.c).
  */
 
 #include "config.h"
@@ -135,6 +138,8 @@ const ProcwatchBackend procwatch_backend_poll = {
   .handles_pollable = FALSE,
   .probe_min_interval = 10 * G_TIME_SPAN_MILLISECOND,
   .probe_max_interval = 1000 * G_TIME_SPAN_MILLISECOND,
+  .probe_young_interval = 2 * G_TIME_SPAN_MILLISECOND,
+  .probe_young_period = 1000 * G_TIME_SPAN_MILLISECOND,
   .open_pid = poll_open_pid,
   .open_pidfd = poll_open_pidfd,
   .events_for = poll_events_for,

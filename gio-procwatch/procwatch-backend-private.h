@@ -61,6 +61,11 @@ struct _ProcwatchBackend
   /* Bounds of the probing backoff, in microseconds. */
   gint64 probe_min_interval;
   gint64 probe_max_interval;
+  /* A process that has just entered a state it leaves unannounced is probed
+   * every young interval during the young period, then backs off (see
+   * procwatch-probe-scheduler.c); a young period of 0: backoff only. */
+  gint64 probe_young_interval;
+  gint64 probe_young_period;
 
   gboolean              (*open_pid)     (const ProcwatchBackend *backend,
                                          GPid                    pid,

@@ -170,6 +170,8 @@ procwatch_cgroup_watch_new (gpointer    owner,
    * empty already: no signal waits for it, so a thousand empty cgroups
    * may cost two hundred reads a second rather than thousands. */
   watch->probe.max_interval = 5 * G_TIME_SPAN_SECOND;
+  /* A removal follows no pattern of age: no young phase. */
+  watch->probe.backoff_only = TRUE;
   watch->watched = TRUE;
 
   return watch;

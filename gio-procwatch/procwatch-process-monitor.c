@@ -553,7 +553,7 @@ probe_cgroup (ProcwatchProcessMonitor *self,
   if (!update_cgroup (self, alive, watch))
     return FALSE;
 
-  if (watch->watched && watch->probe.iter == NULL &&
+  if (watch->watched && !procwatch_probe_is_scheduled (&watch->probe) &&
       !procwatch_cgroup_get_populated (watch->cgroup))
     procwatch_probe_schedule (self->probes, &watch->probe, FALSE);
 
@@ -571,7 +571,7 @@ probe_process (ProcwatchProcessMonitor *self,
   if (!advance_watch (self, alive, watch, backend->read_state (backend, &watch->handle, 0)))
     return FALSE;
 
-  if (watch->watched && watch->probe.iter == NULL &&
+  if (watch->watched && !procwatch_probe_is_scheduled (&watch->probe) &&
       procwatch_process_get_state (watch->process) == before)
     procwatch_probe_schedule (self->probes, &watch->probe, FALSE);
 
@@ -668,7 +668,9 @@ ensure_source (ProcwatchProcessMonitor  *self,
   g_source_attach (self->source, self->context);
   self->probes = procwatch_probe_scheduler_new (self->source,
                                                 self->backend->probe_min_interval,
-                                                self->backend->probe_max_interval);
+                                                self->backend->probe_max_interval,
+                                                self->backend->probe_young_interval,
+                                                self->backend->probe_young_period);
   return TRUE;
 }
 

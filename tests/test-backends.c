@@ -425,7 +425,7 @@ test_probe_batch (void)
   guint i;
 
   /* No backoff step: every probe is due as soon as it is scheduled. */
-  scheduler = procwatch_probe_scheduler_new (source, 0, 0);
+  scheduler = procwatch_probe_scheduler_new (source, 0, 0, 0, 0);
   for (i = 0; i < n; i++)
     {
       probes[i].data = GUINT_TO_POINTER (i);
@@ -449,7 +449,7 @@ test_probe_batch (void)
   for (i = 0; i < n; i++)
     {
       g_assert_cmpuint (times_taken[i], ==, 1);
-      g_assert_null (probes[i].iter);
+      g_assert_false (procwatch_probe_is_scheduled (&probes[i]));
     }
 
   procwatch_probe_scheduler_free (scheduler);

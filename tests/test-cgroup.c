@@ -800,7 +800,7 @@ test_probe_backoff (void)
   early = procwatch_cgroup_get_watch (cgroup)->probe.interval;
   test_run_until_count (NULL, &procwatch_cgroup_debug_probe_reads, probes + 6);
   g_assert_cmpint (procwatch_cgroup_get_watch (cgroup)->probe.interval, ==, 16 * early);
-  g_assert_nonnull (procwatch_cgroup_get_watch (cgroup)->probe.iter);
+  g_assert_true (procwatch_probe_is_scheduled (&procwatch_cgroup_get_watch (cgroup)->probe));
 }
 
 /* After unwatch_cgroup and after close, nothing more is said. */
