@@ -2384,6 +2384,123 @@ cmd_callgrind_inner (void)
   return 0;
 }
 
+/* 7. The poll backend (issue 17): the watcher's CPU per second of wall time
+ * with N sleeping processes watched, once their probes have settled, and the
+ * cost of one unwatch_process at 1 and at N watched, paired sample by
+ * sample (a second monitor watches one of the same processes). bench/run
+ * runs it against this library and against an older build of it
+ * (LD_LIBRARY_PATH), the peer. */
+
+static void
+poll_run_for (gint64   wall_us,
+              guint   *iterations)
+{
+  gint64 end = g_get_monotonic_time () + wall_us;
+
+  while (g_get_monotonic_time () < end)
+    {
+      g_main_context_iteration (NULL, TRUE);
+      if (iterations != NULL)
+        (*iterations)++;
+    }
+}
+
+static void
+poll_time_unwatch (ProcwatchProcessMonitor  *monitor,
+                   ProcwatchProcess        **processes,
+                   guint                     index,
+                   GArray                   *samples)
+{
+  GPid pid = procwatch_process_get_pid (processes[index]);
+  gint64 t0 = bench_now_ns ();
+  gint64 ns;
+
+  procwatch_process_monitor_unwatch_process (monitor, processes[index]);
+  ns = bench_now_ns () - t0;
+  g_array_append_val (samples, ns);
+
+  /* Watched again, so that N stays. */
+  g_object_unref (processes[index]);
+  processes[index] = procwatch_process_monitor_watch_pid (monitor, pid, NULL);
+}
+
+static int
+cmd_pollidle (void)
+{
+  guint n = (guint) opt_n;
+  BenchSleepers sleepers = { 0 };
+  g_autoptr(ProcwatchProcessMonitor) big = procwatch_process_monitor_new ();
+  g_autoptr(ProcwatchProcessMonitor) one = procwatch_process_monitor_new ();
+  g_autofree ProcwatchProcess **processes = g_new0 (ProcwatchProcess *, n);
+  ProcwatchProcess *single[1];
+  g_autoptr(GArray) cpu = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GArray) wakeups = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GArray) unwatch_big = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GArray) unwatch_one = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autofree char *fields = NULL;
+  int round;
+  guint i;
+
+  bench_raise_fd_limit ();
+  if (!monitor_backend_ok (big) || !bench_sleepers_spawn (&sleepers, n))
+    return 0;
+
+  for (i = 0; i < n; i++)
+    processes[i] = procwatch_process_monitor_watch_pid (big, g_array_index (sleepers.pids, GPid, i),
+                                                        NULL);
+  single[0] = procwatch_process_monitor_watch_pid (one, g_array_index (sleepers.pids, GPid, 0),
+                                                   NULL);
+
+  /* Past every young phase and backoff: long-lived processes. */
+  poll_run_for (4 * G_USEC_PER_SEC, NULL);
+
+  for (round = 0; round < opt_rounds; round++)
+    {
+      gint64 cpu_start = cpu_ns ();
+      gint64 wall_start = bench_now_ns ();
+      guint iterations = 0;
+      gint64 value;
+
+      poll_run_for (G_USEC_PER_SEC, &iterations);
+      value = (cpu_ns () - cpu_start) * G_GINT64_CONSTANT (1000000000) /
+              (bench_now_ns () - wall_start);
+      g_array_append_val (cpu, value);
+      value = iterations;
+      g_array_append_val (wakeups, value);
+    }
+
+  /* Outside the idle windows: a re-watched process is young again. */
+  for (i = 0; i < (guint) opt_iters; i++)
+    {
+      if (i % 2 == 0)
+        {
+          poll_time_unwatch (big, processes, g_random_int_range (0, n), unwatch_big);
+          poll_time_unwatch (one, single, 0, unwatch_one);
+        }
+      else
+        {
+          poll_time_unwatch (one, single, 0, unwatch_one);
+          poll_time_unwatch (big, processes, g_random_int_range (0, n), unwatch_big);
+        }
+    }
+
+  fields = g_strdup_printf ("\"n\": %u", n);
+  print_samples ("pollidle-cpu", fields, (gint64 *) cpu->data, cpu->len);
+  print_samples ("pollidle-wakeups", fields, (gint64 *) wakeups->data, wakeups->len);
+  print_samples ("pollidle-unwatch-n", fields, (gint64 *) unwatch_big->data, unwatch_big->len);
+  g_free (fields);
+  fields = g_strdup ("\"n\": 1");
+  print_samples ("pollidle-unwatch-1", fields, (gint64 *) unwatch_one->data, unwatch_one->len);
+
+  for (i = 0; i < n; i++)
+    g_clear_object (&processes[i]);
+  g_clear_object (&single[0]);
+  g_clear_object (&big);
+  g_clear_object (&one);
+  bench_sleepers_finish (&sleepers);
+  return 0;
+}
+
 /* A small run of every measurement, for the test suite: checks that the
  * harness works, not how fast anything is. */
 static int
@@ -2426,7 +2543,7 @@ main (int   argc,
                     g_str_equal (argv[1], "spawner")))
     return bench_run_role (argv[1], argv[2]);
 
-  context = g_option_context_new ("latency|iter|burst|watchcost|memory|listmodel|callgrind|smoke");
+  context = g_option_context_new ("latency|iter|burst|watchcost|memory|listmodel|pollidle|callgrind|smoke");
   g_option_context_add_main_entries (context, entries, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error) || argc < 2)
     {
@@ -2455,6 +2572,8 @@ main (int   argc,
     return cmd_callgrind (self_path);
   if (g_str_equal (command, "callgrind-inner"))
     return cmd_callgrind_inner ();
+  if (g_str_equal (command, "pollidle"))
+    return cmd_pollidle ();
   if (g_str_equal (command, "smoke"))
     return cmd_smoke ();
 

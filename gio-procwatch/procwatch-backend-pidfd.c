@@ -489,9 +489,13 @@ pidfd_read_state (const ProcwatchBackend *backend,
       if (procwatch_pidfd_is_reaped (handle->fd))
         return PROCWATCH_PROCESS_STATE_REAPED;
 
+      /* Exited for good: one syscall per probe, not two. */
+      if (revents & PROCWATCH_PROBE_EXITED)
+        return PROCWATCH_PROCESS_STATE_EXITED;
+
       revents = procwatch_handle_poll (handle);
     }
-  else if (revents == 0)
+  else if (revents == 0 || (revents & PROCWATCH_PROBE_EXITED))
     {
       revents = procwatch_handle_poll (handle);
     }

@@ -42,6 +42,10 @@ typedef struct
 
 typedef struct _ProcwatchBackend ProcwatchBackend;
 
+/* read_state()'s @revents for a probe of a process seen exited already:
+ * a bit epoll never reports (EPOLLET). */
+#define PROCWATCH_PROBE_EXITED (1u << 31)
+
 struct _ProcwatchBackend
 {
   const char *name;
@@ -83,7 +87,8 @@ struct _ProcwatchBackend
   gboolean              (*needs_probe)  (const ProcwatchBackend *backend,
                                          ProcwatchProcessState   state);
   /* The state given the epoll events @revents seen on the handle; with
-   * @revents 0 the backend looks for itself (a probe). */
+   * @revents 0 or PROCWATCH_PROBE_EXITED the backend looks for itself (a
+   * probe; of a process known to have exited, with the latter). */
   ProcwatchProcessState (*read_state)   (const ProcwatchBackend *backend,
                                          const ProcwatchHandle  *handle,
                                          guint32                 revents);

@@ -126,7 +126,7 @@ procfs_read_state (const ProcwatchBackend *backend,
   if (handle->fd < 0)
     return PROCWATCH_PROCESS_STATE_REAPED;
 
-  if (revents == 0)
+  if (revents == 0 || (revents & PROCWATCH_PROBE_EXITED))
     revents = procwatch_handle_poll (handle);
 
   state = procwatch_procfs_state_from_revents (revents);

@@ -567,8 +567,9 @@ probe_process (ProcwatchProcessMonitor *self,
 {
   const ProcwatchBackend *backend = self->backend;
   ProcwatchProcessState before = procwatch_process_get_state (watch->process);
+  guint32 known = before == PROCWATCH_PROCESS_STATE_EXITED ? PROCWATCH_PROBE_EXITED : 0;
 
-  if (!advance_watch (self, alive, watch, backend->read_state (backend, &watch->handle, 0)))
+  if (!advance_watch (self, alive, watch, backend->read_state (backend, &watch->handle, known)))
     return FALSE;
 
   if (watch->watched && !procwatch_probe_is_scheduled (&watch->probe) &&
