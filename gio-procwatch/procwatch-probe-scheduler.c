@@ -107,6 +107,8 @@ procwatch_probe_scheduler_set_fake_time (ProcwatchProbeScheduler *self,
                                          gint64                   time_us)
 {
   self->fake_now = time_us;
+  if (self->n_scheduled == 0)
+    self->cursor = tick_of (now_us (self));
 }
 
 static void
