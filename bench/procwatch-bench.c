@@ -57,6 +57,7 @@ static char *opt_shim;
 static int opt_fd_base = -1;
 static int opt_ctl_fd = -1;
 static int opt_max_delay_us = 20000;
+static gboolean opt_delay_in_loop;
 
 static GOptionEntry entries[] = {
   { "rounds", 0, 0, G_OPTION_ARG_INT, &opt_rounds, "Rounds (each measures every peer once)", "R" },
@@ -80,6 +81,8 @@ static GOptionEntry entries[] = {
   { "ctl-fd", 0, 0, G_OPTION_ARG_INT, &opt_ctl_fd, "(internal)", "FD" },
   { "max-delay-us", 0, 0, G_OPTION_ARG_INT, &opt_max_delay_us,
     "Random wait before each exit, at most", "US" },
+  { "delay-in-loop", 0, 0, G_OPTION_ARG_NONE, &opt_delay_in_loop,
+    "Run the main loop during that wait (monitor)", NULL },
   { NULL }
 };
 
@@ -263,6 +266,34 @@ sleep_us (gint64 us)
 {
   if (us > 0)
     g_usleep (us);
+}
+
+static gboolean
+on_loop_deadline (gpointer user_data)
+{
+  *(gboolean *) user_data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* Runs the main loop for @us, as an application does while it waits, and
+ * counts its iterations into @iterations (if not NULL). */
+static void
+run_loop_for (gint64  us,
+              guint  *iterations)
+{
+  gboolean done = FALSE;
+  GSource *deadline = g_timeout_source_new (us / 1000);
+
+  g_source_set_callback (deadline, on_loop_deadline, &done, NULL);
+  g_source_attach (deadline, NULL);
+  while (!done)
+    {
+      g_main_context_iteration (NULL, TRUE);
+      if (iterations != NULL)
+        (*iterations)++;
+    }
+  g_source_destroy (deadline);
+  g_source_unref (deadline);
 }
 
 static void
@@ -489,7 +520,12 @@ measure_latency (LatencyRun *run,
         if (process == NULL)
           break;
 
-        sleep_us (delay_us);
+        /* With --delay-in-loop the monitor probes meanwhile, as it would
+         * in an application: a probing backend's schedule moves on. */
+        if (opt_delay_in_loop)
+          run_loop_for (delay_us, NULL);
+        else
+          sleep_us (delay_us);
         bench_target_trigger (&target);
         while (run->counter.n_exited == 0)
           g_main_context_iteration (NULL, TRUE);
@@ -2392,20 +2428,6 @@ cmd_callgrind_inner (void)
  * (LD_LIBRARY_PATH), the peer. */
 
 static void
-poll_run_for (gint64   wall_us,
-              guint   *iterations)
-{
-  gint64 end = g_get_monotonic_time () + wall_us;
-
-  while (g_get_monotonic_time () < end)
-    {
-      g_main_context_iteration (NULL, TRUE);
-      if (iterations != NULL)
-        (*iterations)++;
-    }
-}
-
-static void
 poll_time_unwatch (ProcwatchProcessMonitor  *monitor,
                    ProcwatchProcess        **processes,
                    guint                     index,
@@ -2422,6 +2444,54 @@ poll_time_unwatch (ProcwatchProcessMonitor  *monitor,
   /* Watched again, so that N stays. */
   g_object_unref (processes[index]);
   processes[index] = procwatch_process_monitor_watch_pid (monitor, pid, NULL);
+}
+
+/* The kernel's part of an unwatch for this backend: closing a process's
+ * /proc/<pid>/stat file, that of a random one of @n processes (cold in the
+ * caches, as an unwatch at N finds it) against the same file closed and
+ * reopened each time (hot, as at N = 1), paired sample by sample. */
+static void
+poll_time_close (const GPid *pids,
+                 guint       n)
+{
+  g_autofree int *fds = g_new (int, n);
+  g_autoptr(GArray) close_big = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GArray) close_one = g_array_new (FALSE, FALSE, sizeof (gint64));
+  int single;
+  guint i;
+
+  for (i = 0; i < n; i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/proc/%d/stat", (int) pids[i]);
+
+      fds[i] = open (path, O_RDONLY | O_CLOEXEC);
+    }
+  single = dup (fds[0]);
+
+  for (i = 0; i < (guint) opt_iters * 2; i++)
+    {
+      guint index = g_random_int_range (0, n);
+      g_autofree char *path = g_strdup_printf ("/proc/%d/stat", (int) pids[index]);
+      int *fd = i % 2 == 0 ? &fds[index] : &single;
+      gint64 t0 = bench_now_ns ();
+      gint64 ns;
+
+      close (*fd);
+      ns = bench_now_ns () - t0;
+      g_array_append_val (i % 2 == 0 ? close_big : close_one, ns);
+      *fd = open (i % 2 == 0 ? path : "/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    }
+
+  {
+    g_autofree char *fields = g_strdup_printf ("\"n\": %u", n);
+
+    print_samples ("pollidle-close-n", fields, (gint64 *) close_big->data, close_big->len);
+    print_samples ("pollidle-close-1", "\"n\": 1", (gint64 *) close_one->data, close_one->len);
+  }
+
+  for (i = 0; i < n; i++)
+    close (fds[i]);
+  close (single);
 }
 
 static int
@@ -2442,6 +2512,16 @@ cmd_pollidle (void)
   guint i;
 
   bench_raise_fd_limit ();
+  if (opt_peers != NULL && list_has (opt_peers, "raw"))
+    {
+      if (bench_sleepers_spawn (&sleepers, n))
+        {
+          poll_time_close ((GPid *) sleepers.pids->data, n);
+          bench_sleepers_finish (&sleepers);
+        }
+      return 0;
+    }
+
   if (!monitor_backend_ok (big) || !bench_sleepers_spawn (&sleepers, n))
     return 0;
 
@@ -2452,7 +2532,7 @@ cmd_pollidle (void)
                                                    NULL);
 
   /* Past every young phase and backoff: long-lived processes. */
-  poll_run_for (4 * G_USEC_PER_SEC, NULL);
+  run_loop_for (4 * G_USEC_PER_SEC, NULL);
 
   for (round = 0; round < opt_rounds; round++)
     {
@@ -2461,7 +2541,7 @@ cmd_pollidle (void)
       guint iterations = 0;
       gint64 value;
 
-      poll_run_for (G_USEC_PER_SEC, &iterations);
+      run_loop_for (G_USEC_PER_SEC, &iterations);
       value = (cpu_ns () - cpu_start) * G_GINT64_CONSTANT (1000000000) /
               (bench_now_ns () - wall_start);
       g_array_append_val (cpu, value);
