@@ -33,6 +33,7 @@ struct _ProcwatchProbe
   guint scheduled : 1;
   guint young : 1;         /* in its young phase, counted in n_young */
   guint backoff_only : 1;  /* no young phase: a plain backoff from the start */
+  guint steps : 5;         /* probes since the schedule (re)started, while young */
 };
 
 ProcwatchProbeScheduler *procwatch_probe_scheduler_new      (GSource                 *source,

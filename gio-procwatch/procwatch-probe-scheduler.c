@@ -15,7 +15,9 @@
  * young interval for that period, then backs off, doubling, up to its
  * maximum. Young probing shares a budget: with many young probes at once
  * (a mass watch) their interval stretches so that together they cost at
- * most YOUNG_PROBES_PER_SECOND, and no more than the long-lived maximum.
+ * most YOUNG_PROBES_PER_SECOND, but never beyond the plain backoff from the
+ * minimum interval (10, 20, 40 ms ... for the poll backend): a mass watch is
+ * probed as often as before the young phase existed.
  */
 
 #include "config.h"
@@ -229,6 +231,7 @@ procwatch_probe_schedule (ProcwatchProbeScheduler *self,
     {
       leave_young (self, probe);
       probe->since = now_tick;
+      probe->steps = 0;
       interval = self->min_interval;
       if (self->young_period > 0 && !probe->backoff_only)
         {
@@ -243,12 +246,18 @@ procwatch_probe_schedule (ProcwatchProbeScheduler *self,
 
   if (probe->young)
     {
+      /* Never less often than the plain backoff from the minimum. */
+      gint64 plain = MIN (self->min_interval << probe->steps, max_interval);
+
       if ((guint32) (now_tick - probe->since) < self->young_period)
-        interval = MAX (self->young_interval,
-                        (gint64) self->n_young * G_USEC_PER_SEC / YOUNG_PROBES_PER_SECOND);
+        interval = MIN (plain, MAX (self->young_interval,
+                                    (gint64) self->n_young * G_USEC_PER_SEC /
+                                    YOUNG_PROBES_PER_SECOND));
       else
         leave_young (self, probe);
       interval = MIN (interval, max_interval);
+      if (plain < max_interval)
+        probe->steps++;
     }
 
   probe->interval = (gint32) interval;

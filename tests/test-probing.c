@@ -137,9 +137,9 @@ test_young_then_backoff (void)
   clock_clear (&clock);
 }
 
-/* Watched all at once, young processes share a probing budget, and never
- * wait longer than a long-lived one; backoff-only probes have no young
- * phase. */
+/* Watched all at once, young processes share a probing budget, yet are
+ * never probed less often than by the plain backoff (10, 20, 40 ms ...);
+ * backoff-only probes have no young phase. */
 static void
 test_young_budget (void)
 {
@@ -154,8 +154,16 @@ test_young_budget (void)
     procwatch_probe_schedule (clock.scheduler, &probes[i], TRUE);
 
   g_assert_cmpint (probes[0].interval, ==, 2 * MS);
-  g_assert_cmpint (probes[n / 10].interval, >, 2 * MS);
-  g_assert_cmpint (probes[n - 1].interval, ==, 1000 * MS);
+  g_assert_cmpint (probes[20].interval, >, 2 * MS);
+  g_assert_cmpint (probes[20].interval, <, 10 * MS);
+  g_assert_cmpint (probes[n - 1].interval, ==, 10 * MS);
+
+  /* The budget's interval (2 s for 10,000) caps nothing: the plain
+   * backoff does, doubling at each probe. */
+  procwatch_probe_schedule (clock.scheduler, &probes[n - 1], FALSE);
+  g_assert_cmpint (probes[n - 1].interval, ==, 20 * MS);
+  procwatch_probe_schedule (clock.scheduler, &probes[n - 1], FALSE);
+  g_assert_cmpint (probes[n - 1].interval, ==, 40 * MS);
 
   procwatch_probe_schedule (clock.scheduler, &plain, TRUE);
   g_assert_cmpint (plain.interval, ==, 10 * MS);
