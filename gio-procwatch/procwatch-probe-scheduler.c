@@ -5,10 +5,9 @@
  * an intrusive list of the probes due at that tick (or at that tick a lap
  * or more later: those are passed over until their lap comes), and a bitmap
  * of the slots in use, so that the next due slot is found in a few word
- * operations. A probe's deadline is rounded down to a multiple of 1/8 of its
- * interval (in powers of two ticks): a watch probed once a second is due on
- * a 64 ms boundary, and all those due on it share one wake-up. Rounding down
- * probes a little early, never late.
+ * operations. A probe's deadline is rounded up to a granule of at most 1/8
+ * of its interval (in powers of two ticks): a watch probed once a second is
+ * due on a 64 ms boundary, and all those due on it share one wake-up.
  *
  * Young processes: most short-lived processes die soon after they are
  * watched, so a schedule (re)started with a young period is probed at the
@@ -269,12 +268,12 @@ procwatch_probe_schedule (ProcwatchProbeScheduler *self,
   if (self->n_scheduled == 0 && !tick_le (now_tick, self->cursor))
     self->cursor = now_tick;
 
-  /* Rounded down to a granule of a power of two ticks, at most 1/8 of the
+  /* Rounded up to a granule of a power of two ticks, at most 1/8 of the
    * interval, so that long intervals share their wake-ups; never before
    * the ticks already taken. */
   for (granule = 1; (gint64) granule * 2 * TICK_US * 8 <= interval; granule *= 2)
     ;
-  due = tick_of (now + interval) & ~(granule - 1);
+  due = (tick_of (now + interval) + granule - 1) & ~(granule - 1);
   if (!tick_le (self->cursor, due))
     due = self->cursor;
   probe->due = due;

@@ -77,7 +77,7 @@ clock_take_all (Clock *clock)
   return due;
 }
 
-/* The young phase, then the backoff: every 2 ms (give or take the 1 ms
+/* The young phase, then the backoff: every 2 ms (plus up to the 1-ms
  * tick) for a second, then doubling up to a second. */
 static void
 test_young_then_backoff (void)
@@ -123,8 +123,8 @@ test_young_then_backoff (void)
       procwatch_probe_schedule (clock.scheduler, &probe, FALSE);
     }
 
-  /* A probe every 1 to 2 ms during the first second. */
-  g_assert_cmpuint (young_probes, >=, 490);
+  /* A probe every 2 to 3 ms during the first second. */
+  g_assert_cmpuint (young_probes, >=, 330);
   g_assert_cmpuint (young_probes, <=, 1000);
   g_assert_cmpint (probe.interval, ==, 1000 * MS);
 
@@ -211,8 +211,9 @@ test_shared_tick (void)
   for (i = 1; i < n; i++)
     g_assert_cmpuint (probes[i].due, ==, first_due);
 
-  /* Never late: due no later than asked for. */
-  g_assert_cmpint (g_source_get_ready_time (clock.source), <=, clock.now - 20 * MS + 1000 * MS);
+  /* Late by less than the granule (64 ms for 1 s), never early. */
+  g_assert_cmpint (g_source_get_ready_time (clock.source), <, clock.now - 20 * MS + 1064 * MS);
+  g_assert_cmpint (g_source_get_ready_time (clock.source), >=, clock.now + 1000 * MS - 1000);
 
   clock_set (&clock, g_source_get_ready_time (clock.source));
   due = clock_take_all (&clock);
@@ -224,7 +225,7 @@ test_shared_tick (void)
 
 /* Random schedules, unschedules and jumps of the clock, against what the
  * scheduler promises: a probe is handed over once per schedule, not before
- * its interval less its rounding, and none is left overdue; the timer is
+ * its interval (less the 1-ms tick), and none is left overdue; the timer is
  * never later than the first probe due. */
 static void
 check_random_operations (gint64 start)
@@ -279,8 +280,8 @@ check_random_operations (gint64 start)
               ProcwatchProbe *probe = &probes[k];
 
               g_assert_false (procwatch_probe_is_scheduled (probe));
-              /* Early by less than an eighth of the interval, plus a tick. */
-              g_assert_cmpint (clock.now, >=, asked[k] - probe->interval / 8 - 1000);
+              /* Not early, but for the tick. */
+              g_assert_cmpint (clock.now, >=, asked[k] - 1000);
               asked[k] = G_MAXINT64;
             }
         }
