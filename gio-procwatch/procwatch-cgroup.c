@@ -137,7 +137,6 @@ procwatch_cgroup_class_init (ProcwatchCgroupClass *klass)
 static void
 procwatch_cgroup_init (ProcwatchCgroup *self)
 {
-  g_queue_init (&self->waits.tasks);
 }
 
 static void

@@ -697,7 +697,7 @@ add_watch (ProcwatchProcessMonitor *self,
 
   watch = procwatch_watch_new (backend, self, handle);
   watch->older = head;
-  position = procwatch_item_list_append (self->items, watch, &watch->slot);
+  position = procwatch_item_list_append (self->items, watch);
   g_hash_table_insert (self->watches, key, watch);
 
   /* Where epoll refuses the handle (out of memory, max_user_watches), the
@@ -1002,7 +1002,7 @@ procwatch_process_monitor_init (ProcwatchProcessMonitor *self)
   self->backend = procwatch_backend_get_default ();
   self->context = g_main_context_ref_thread_default ();
   self->watches = g_hash_table_new (NULL, NULL);
-  self->items = procwatch_item_list_new ();
+  self->items = procwatch_item_list_new (G_STRUCT_OFFSET (ProcwatchWatch, slot));
   self->cgroups = g_hash_table_new (g_int64_hash, g_int64_equal);
   self->lingering = g_ptr_array_new_with_free_func ((GDestroyNotify) entry_unref);
   self->alive = g_rc_box_new (gboolean);

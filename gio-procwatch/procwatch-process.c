@@ -4,11 +4,13 @@
 
 #include "config.h"
 
+#include <string.h>
 #include <sys/wait.h>
 
 #include "procwatch-enums.h"
 #include "procwatch-i18n-private.h"
 #include "procwatch-process-private.h"
+#include "procwatch-shared-string-private.h"
 #include "procwatch-watch-private.h"
 
 /**
@@ -51,15 +53,27 @@ struct _ProcwatchProcess
   GObject parent_instance;
 
   GPid pid;
-  guint64 inode;
-  char *name;
-  char *cgroup;
   ProcwatchProcessState state;
-  int wait_status;
-  guint has_status : 1;
+  guint64 inode;
 
   /* While watched; cleared by the monitor when watching stops. */
   ProcwatchWatch *watch;
+
+  /* Shared: the processes of one cgroup, often thousands, hold one copy of
+   * its long path. */
+  const char *cgroup;
+
+  int wait_status;
+  guint has_status : 1;
+  guint has_name : 1;
+  guint name_on_heap : 1;
+
+  /* A comm is at most 15 bytes and sits in the object; only a name that
+   * g_utf8_make_valid() lengthened past that is allocated. */
+  union {
+    char inline_name[16];
+    char *heap_name;
+  } name;
 };
 
 enum {
@@ -102,7 +116,7 @@ procwatch_process_get_property (GObject    *object,
       break;
 
     case PROP_NAME:
-      g_value_set_string (value, self->name);
+      g_value_set_string (value, procwatch_process_get_name (self));
       break;
 
     case PROP_HAS_STATUS:
@@ -131,8 +145,10 @@ procwatch_process_finalize (GObject *object)
 {
   ProcwatchProcess *self = PROCWATCH_PROCESS (object);
 
-  g_free (self->name);
-  g_free (self->cgroup);
+  if (self->name_on_heap)
+    g_free (self->name.heap_name);
+  if (self->cgroup != NULL)
+    procwatch_shared_string_release (self->cgroup);
 
   G_OBJECT_CLASS (procwatch_process_parent_class)->finalize (object);
 }
@@ -282,8 +298,16 @@ procwatch_process_new (GPid        pid,
 
   self->pid = pid;
   self->inode = inode;
-  self->name = g_strdup (name);
-  self->cgroup = g_strdup (cgroup);
+  if (name != NULL)
+    {
+      self->has_name = TRUE;
+      self->name_on_heap = strlen (name) >= sizeof self->name.inline_name;
+      if (self->name_on_heap)
+        self->name.heap_name = g_strdup (name);
+      else
+        strcpy (self->name.inline_name, name);
+    }
+  self->cgroup = cgroup != NULL ? procwatch_shared_string_acquire (cgroup) : NULL;
 
   return self;
 }
@@ -536,7 +560,10 @@ procwatch_process_get_name (ProcwatchProcess *self)
 {
   g_return_val_if_fail (PROCWATCH_IS_PROCESS (self), NULL);
 
-  return self->name;
+  if (!self->has_name)
+    return NULL;
+
+  return self->name_on_heap ? self->name.heap_name : self->name.inline_name;
 }
 
 /**
