@@ -132,6 +132,11 @@ run_spawner (guint n)
   pid_t group = 0;
   guint i;
 
+  /* Exec'd as /proc/self/exe, this process is called "exe": its sleepers
+   * take a name of the full 15 bytes, as the watched processes of a real
+   * application have. */
+  prctl (PR_SET_NAME, "procwatch-bench");
+
   /* The sleepers are born in the cgroup, as the processes of one app scope
    * are: their cgroup paths are all the same long string. */
   if (cgroup != NULL)

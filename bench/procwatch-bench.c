@@ -1447,7 +1447,9 @@ cmd_memory (void)
  * procwatch-bench-sleepers (--sleepers); their memory is MemAvailable
  * before and after they are started. Needs RLIMIT_NOFILE above N (raised
  * here, as root) and a kernel.pid_max that leaves room for N more pids
- * (bench/run raises it and puts it back). */
+ * (bench/run raises it and puts it back). Peer "none" watches nothing: the
+ * crowd's memory, and the kill with its parent alone reaping (to the exit
+ * of the parent, which waits for its last child). */
 
 typedef struct
 {
@@ -1628,7 +1630,7 @@ measure_scale (const char *peer,
           g_object_unref (process);
         }
     }
-  else
+  else if (g_str_equal (peer, "epoll"))
     {
       watches = g_new0 (FdWatch, n);
       epoll_fd = epoll_watch_all (watches, (GPid *) sleepers.pids->data, n, &counter);
@@ -1683,6 +1685,16 @@ measure_scale (const char *peer,
       count.exited_ns = counter.exited_ns;
       count.reaped_ns = counter.reaped_ns;
     }
+  else if (monitor == NULL)
+    {
+      GPid spawner = sleepers.spawner;
+
+      while (waitpid (spawner, NULL, 0) < 0 && errno == EINTR)
+        ;
+      sleepers.spawner = 0;
+      count.n_reaped = count.n_exited = n;
+      count.reaped_ns = count.exited_ns = bench_now_ns ();
+    }
   else
     {
       while (count.n_reaped < n && bench_now_ns () < deadline)
@@ -1716,7 +1728,8 @@ measure_scale (const char *peer,
 static int
 cmd_scale (void)
 {
-  const char *peers[] = { "monitor", "epoll" };
+  g_auto(GStrv) peers = g_strsplit (opt_peers != NULL ? opt_peers : "monitor,epoll", ",", -1);
+  guint n_peers = g_strv_length (peers);
   g_autofree guint8 *seen = NULL;
   int pid_max;
   g_autofree char *text = NULL;
@@ -1729,7 +1742,8 @@ cmd_scale (void)
       return 2;
     }
 
-  if (!raise_fd_limit_to ((rlim_t) opt_n + 4096))
+  if (!g_strv_equal ((const char * const *) peers, (const char *[]) { "none", NULL }) &&
+      !raise_fd_limit_to ((rlim_t) opt_n + 4096))
     {
       g_printerr ("procwatch-bench: cannot raise RLIMIT_NOFILE to %d: %s\n",
                   opt_n + 4096, g_strerror (errno));
@@ -1743,10 +1757,10 @@ cmd_scale (void)
   seen = g_malloc (pid_max + 1);
 
   for (round = 0; round < opt_rounds; round++)
-    for (p = 0; p < G_N_ELEMENTS (peers); p++)
+    for (p = 0; p < n_peers; p++)
       {
         memset (seen, 0, pid_max + 1);
-        if (!measure_scale (peers[(p + round) % G_N_ELEMENTS (peers)], opt_n, round, seen))
+        if (!measure_scale (peers[(p + round) % n_peers], opt_n, round, seen))
           return 1;
       }
 
