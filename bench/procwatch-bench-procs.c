@@ -128,26 +128,8 @@ spawn_self (const char *role,
 G_GNUC_NORETURN static void
 run_spawner (guint n)
 {
-  const char *cgroup = g_getenv ("PROCWATCH_BENCH_CGROUP");
   pid_t group = 0;
   guint i;
-
-  /* Exec'd as /proc/self/exe, this process is called "exe": its sleepers
-   * take a name of the full 15 bytes, as the watched processes of a real
-   * application have. */
-  prctl (PR_SET_NAME, "procwatch-bench");
-
-  /* The sleepers are born in the cgroup, as the processes of one app scope
-   * are: their cgroup paths are all the same long string. */
-  if (cgroup != NULL)
-    {
-      g_autofree char *procs = g_build_filename (cgroup, "cgroup.procs", NULL);
-      int fd = open (procs, O_WRONLY | O_CLOEXEC);
-
-      if (fd < 0 || write (fd, "0", 1) != 1)
-        _exit (103);
-      close (fd);
-    }
 
   for (i = 0; i < n; i++)
     {
