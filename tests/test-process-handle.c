@@ -346,7 +346,7 @@ test_name_lengths (void)
   const char *names[] = { "fifteen-bytes-x", "\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8" };
   g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
   ProcwatchProcess *processes[G_N_ELEMENTS (names)];
-  g_autofree char *expected[G_N_ELEMENTS (names)] = { NULL, };
+  char *expected[G_N_ELEMENTS (names)];
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (names); i++)
@@ -369,6 +369,7 @@ test_name_lengths (void)
     {
       assert_name (processes[i], expected[i]);
       g_object_unref (processes[i]);
+      g_free (expected[i]);
     }
 }
 
