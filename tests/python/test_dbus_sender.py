@@ -70,7 +70,8 @@ def test_bus_offers_the_expected_way(implementation, bus):
     credentials = reply.unpack()[0]
     offered = 'process-fd' if 'ProcessFD' in credentials else 'process-id'
     assert credentials['ProcessID'] == os.getpid()
-    expected = os.environ.get('PROCWATCH_TEST_EXPECT_VIA_' + implementation.upper().replace('-', '_'))
+    variable = 'PROCWATCH_TEST_EXPECT_VIA_' + implementation.upper().replace('-', '_')
+    expected = os.environ.get(variable)
     assert expected is not None, f'meson found no {implementation}'
     assert offered == expected
     if fds is not None:
