@@ -94,7 +94,8 @@ test_bus_up (const BusKind *kind)
   return bus;
 }
 
-/* Stops the bus and waits for it: none of its processes outlive it. */
+/* Stops the bus and waits for it: none of its processes outlive it (the
+ * broker's launcher exits only once the broker has). */
 static void
 test_bus_down (TestBus *bus)
 {
@@ -105,11 +106,11 @@ test_bus_down (TestBus *bus)
   g_subprocess_send_signal (bus->process, SIGTERM);
   g_subprocess_wait (bus->process, NULL, &error);
   g_assert_no_error (error);
-  /* dbus-daemon dies of the signal; the broker's launcher exits 0 only
-   * once the broker has exited. */
-  if (g_subprocess_get_if_exited (bus->process))
-    g_assert_cmpint (g_subprocess_get_exit_status (bus->process), ==, 0);
-  else
+  /* The broker's launcher exits 0 only once the broker has exited
+   * cleanly; dbus-daemon dies of the signal. */
+  if (g_str_equal (bus->kind->name, "dbus-broker"))
+    g_assert_true (g_subprocess_get_successful (bus->process));
+  else if (!g_subprocess_get_if_exited (bus->process))
     g_assert_cmpint (g_subprocess_get_term_sig (bus->process), ==, SIGTERM);
   g_clear_object (&bus->process);
   g_unlink (socket_path);
@@ -118,20 +119,6 @@ test_bus_down (TestBus *bus)
   g_free (bus->dir);
   g_free (bus->address);
   g_free (bus);
-}
-
-/* The test's open fds once a bus case is over: the same after each. The
- * first case's count is the baseline: GLib opens its worker threads' fds
- * once, during the first bus's life. */
-static void
-assert_fds_as_after_first_bus (void)
-{
-  static guint baseline = 0;
-  guint fds = test_count_open_fds ();
-
-  if (baseline == 0)
-    baseline = fds;
-  g_assert_cmpuint (fds, ==, baseline);
 }
 
 typedef struct
@@ -449,11 +436,7 @@ fixture_tear_down (Fixture       *f,
   test_recorder_free (f->recorder);
   procwatch_process_monitor_close (f->monitor);
   g_object_unref (f->monitor);
-  if (f->bus != NULL)
-    {
-      g_clear_pointer (&f->bus, test_bus_down);
-      assert_fds_as_after_first_bus ();
-    }
+  g_clear_pointer (&f->bus, test_bus_down);
 }
 
 static const char *
