@@ -244,18 +244,22 @@ unlink_watch (ProcwatchProcessMonitor *self,
               ProcwatchWatch          *watch)
 {
   gpointer key = GINT_TO_POINTER (watch->handle.pid);
-  ProcwatchWatch *head = g_hash_table_lookup (self->watches, key);
+  ProcwatchWatch *head = NULL;
+
+  /* Usually the one watch of its pid: taken out in one operation, put back
+   * where it has company. */
+  g_hash_table_steal_extended (self->watches, key, NULL, (gpointer *) &head);
 
   if (head == watch)
     {
       if (watch->older != NULL)
         g_hash_table_insert (self->watches, key, watch->older);
-      else
-        g_hash_table_remove (self->watches, key);
     }
   else
     {
       ProcwatchWatch *newer = head;
+
+      g_hash_table_insert (self->watches, key, head);
 
       while (newer != NULL && newer->older != watch)
         newer = newer->older;
