@@ -402,7 +402,9 @@ advance_watch (ProcwatchProcessMonitor *self,
 
   if (procwatch_process_get_state (process) == PROCWATCH_PROCESS_STATE_RUNNING)
     {
-      read_status (self, watch, PROCWATCH_PROCESS_STATE_EXITED);
+      /* Asked in the state it is in now: a reaped process is no zombie
+       * whose status could be peeked at. */
+      read_status (self, watch, state);
 
       if (!set_state (process, alive, PROCWATCH_PROCESS_STATE_EXITED) ||
           !emit (self, alive, SIGNAL_EXITED, process) ||
