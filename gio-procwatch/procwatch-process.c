@@ -129,12 +129,14 @@ procwatch_process_get_property (GObject    *object,
 static void
 procwatch_process_finalize (GObject *object)
 {
-  ProcwatchProcess *self = PROCWATCH_PROCESS (object);
+  /* Plain casts: a process is finalized at every reap whose object nobody
+   * kept. */
+  ProcwatchProcess *self = (ProcwatchProcess *) object;
 
   g_free (self->name);
   g_free (self->cgroup);
 
-  G_OBJECT_CLASS (procwatch_process_parent_class)->finalize (object);
+  ((GObjectClass *) procwatch_process_parent_class)->finalize (object);
 }
 
 static void
