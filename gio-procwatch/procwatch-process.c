@@ -143,14 +143,16 @@ procwatch_process_get_property (GObject    *object,
 static void
 procwatch_process_finalize (GObject *object)
 {
-  ProcwatchProcess *self = PROCWATCH_PROCESS (object);
+  /* Plain casts: a process is finalized at every reap whose object nobody
+   * kept. */
+  ProcwatchProcess *self = (ProcwatchProcess *) object;
 
   if (self->name_on_heap)
     g_free (self->name.heap_name);
   if (self->cgroup != NULL)
     procwatch_shared_string_release (self->cgroup);
 
-  G_OBJECT_CLASS (procwatch_process_parent_class)->finalize (object);
+  ((GObjectClass *) procwatch_process_parent_class)->finalize (object);
 }
 
 static void
@@ -325,39 +327,41 @@ procwatch_process_get_watch (ProcwatchProcess *self)
   return self->watch;
 }
 
+/* The setters run once or twice per exit, on the dispatch path: only the
+ * monitor calls them, with its own objects, so they skip the checked casts
+ * (a type check each). GObject itself skips a notification that no handler
+ * listens to. */
 void
 procwatch_process_set_state (ProcwatchProcess      *self,
                               ProcwatchProcessState  state)
 {
-  g_return_if_fail (PROCWATCH_IS_PROCESS (self));
   g_return_if_fail (state >= self->state);
 
   if (self->state == state)
     return;
 
   self->state = state;
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATE]);
+  g_object_notify_by_pspec ((GObject *) self, properties[PROP_STATE]);
 }
 
 void
 procwatch_process_set_status (ProcwatchProcess *self,
                                int               wait_status)
 {
-  g_return_if_fail (PROCWATCH_IS_PROCESS (self));
-
   if (self->has_status)
     return;
 
   self->wait_status = wait_status;
   self->has_status = TRUE;
 
-  g_object_freeze_notify (G_OBJECT (self));
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HAS_STATUS]);
+  /* Every value is in place before the first notification, so a handler
+   * of any of them sees them all; no freezing is needed for that (and
+   * g_object_freeze_notify () allocates a queue on every call). */
+  g_object_notify_by_pspec ((GObject *) self, properties[PROP_HAS_STATUS]);
   if (WIFEXITED (wait_status))
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_EXIT_STATUS]);
+    g_object_notify_by_pspec ((GObject *) self, properties[PROP_EXIT_STATUS]);
   if (WIFSIGNALED (wait_status))
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TERM_SIG]);
-  g_object_thaw_notify (G_OBJECT (self));
+    g_object_notify_by_pspec ((GObject *) self, properties[PROP_TERM_SIG]);
 }
 
 /**

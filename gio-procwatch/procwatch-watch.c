@@ -81,7 +81,8 @@ gboolean
 procwatch_watch_complete_waits (ProcwatchWatch *watch,
                                 gboolean       *alive)
 {
-  return procwatch_waits_complete (&watch->waits, G_OBJECT (watch->process), alive);
+  /* A plain cast: this runs at every exit. */
+  return procwatch_waits_complete (&watch->waits, (GObject *) watch->process, alive);
 }
 
 /* From inside a call of the application: see procwatch_waits_settle_later().
@@ -91,9 +92,14 @@ void
 procwatch_watch_settle_waits_later (ProcwatchWatch *watch,
                                     const char     *reason)
 {
-  gboolean exited = procwatch_process_get_state (watch->process) != PROCWATCH_PROCESS_STATE_RUNNING;
+  gboolean exited;
   g_autofree char *message = NULL;
 
+  /* Usually none: this runs at every reap. */
+  if (watch->waits.tasks == NULL)
+    return;
+
+  exited = procwatch_process_get_state (watch->process) != PROCWATCH_PROCESS_STATE_RUNNING;
   if (!exited)
     message = g_strdup_printf (/* Translators: %s says why, such as "the monitor was closed". */
                                _("Stopped waiting for process %d: %s"),
