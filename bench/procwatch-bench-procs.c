@@ -268,9 +268,13 @@ bench_target_finish (BenchTarget *target)
     ;
 }
 
-gboolean
-bench_sleepers_spawn (BenchSleepers *sleepers,
-                      guint          n)
+/* Starts @program (NULL: the "spawner" role of this program) with the
+ * count as its argument, the release pipe on fd 3 and the report pipe on
+ * fd 4, and collects the pids it reports. */
+static gboolean
+sleepers_spawn (BenchSleepers *sleepers,
+                guint          n,
+                const char    *program)
 {
   g_autofree char *count = g_strdup_printf ("%u", n);
   int release[2];
@@ -280,7 +284,24 @@ bench_sleepers_spawn (BenchSleepers *sleepers,
   g_assert (pipe2 (release, O_CLOEXEC) == 0);
   g_assert (pipe2 (report, O_CLOEXEC) == 0);
 
-  sleepers->spawner = spawn_self ("spawner", release[0], report[1], count);
+  if (program == NULL)
+    {
+      sleepers->spawner = spawn_self ("spawner", release[0], report[1], count);
+    }
+  else
+    {
+      const char *argv[] = { program, count, NULL };
+      posix_spawn_file_actions_t actions;
+      int error;
+
+      posix_spawn_file_actions_init (&actions);
+      posix_spawn_file_actions_adddup2 (&actions, release[0], 3);
+      posix_spawn_file_actions_adddup2 (&actions, report[1], 4);
+      error = posix_spawn (&sleepers->spawner, program, &actions, NULL, (char **) argv, environ);
+      posix_spawn_file_actions_destroy (&actions);
+      if (error != 0)
+        g_error ("procwatch-bench: cannot start %s: %s", program, g_strerror (error));
+    }
   close (release[0]);
   close (report[1]);
 
@@ -301,6 +322,21 @@ bench_sleepers_spawn (BenchSleepers *sleepers,
     }
 
   return TRUE;
+}
+
+gboolean
+bench_sleepers_spawn (BenchSleepers *sleepers,
+                      guint          n)
+{
+  return sleepers_spawn (sleepers, n, NULL);
+}
+
+gboolean
+bench_sleepers_spawn_program (BenchSleepers *sleepers,
+                              guint          n,
+                              const char    *program)
+{
+  return sleepers_spawn (sleepers, n, program);
 }
 
 void

@@ -60,6 +60,11 @@ typedef struct
 
 gboolean bench_sleepers_spawn  (BenchSleepers *sleepers,
                                 guint          n);
+/* The same from @program, which forks them as the "spawner" role does
+ * (procwatch-bench-sleepers: cheaper processes, for the scale row). */
+gboolean bench_sleepers_spawn_program (BenchSleepers *sleepers,
+                                       guint          n,
+                                       const char    *program);
 void     bench_sleepers_kill   (BenchSleepers *sleepers);
 /* Ends the sleepers (if not killed yet) and waits until all are reaped. */
 void     bench_sleepers_finish (BenchSleepers *sleepers);

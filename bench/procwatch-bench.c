@@ -58,6 +58,7 @@ static int opt_fd_base = -1;
 static int opt_ctl_fd = -1;
 static int opt_max_delay_us = 20000;
 static gboolean opt_delay_in_loop;
+static char *opt_sleepers;
 
 static GOptionEntry entries[] = {
   { "rounds", 0, 0, G_OPTION_ARG_INT, &opt_rounds, "Rounds (each measures every peer once)", "R" },
@@ -83,6 +84,8 @@ static GOptionEntry entries[] = {
     "Random wait before each exit, at most", "US" },
   { "delay-in-loop", 0, 0, G_OPTION_ARG_NONE, &opt_delay_in_loop,
     "Run the main loop during that wait (monitor)", NULL },
+  { "sleepers", 0, 0, G_OPTION_ARG_FILENAME, &opt_sleepers,
+    "scale, memory: procwatch-bench-sleepers", "PATH" },
   { NULL }
 };
 
@@ -1359,22 +1362,31 @@ cmd_watchcost (void)
   return 0;
 }
 
+/* A "Name:   N kB" line of a /proc file, in bytes; -1 if there is none. */
+static gint64
+proc_kib_field (const char *path,
+                const char *name)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *key = g_strdup_printf ("\n%s:", name);
+  const char *line;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return -1;
+
+  line = strstr (text, key);
+  if (line == NULL)
+    return -1;
+
+  return g_ascii_strtoll (line + strlen (key), NULL, 10) * 1024;
+}
+
 /* Resident anonymous memory of this process, in bytes: what user space
  * allocated; the kernel's pidfds, epoll items and struct pids are not in it. */
 static gint64
 anonymous_bytes (void)
 {
-  g_autofree char *rollup = NULL;
-  const char *line;
-
-  if (!g_file_get_contents ("/proc/self/smaps_rollup", &rollup, NULL, NULL))
-    return -1;
-
-  line = strstr (rollup, "\nAnonymous:");
-  if (line == NULL)
-    return -1;
-
-  return g_ascii_strtoll (line + strlen ("\nAnonymous:"), NULL, 10) * 1024;
+  return proc_kib_field ("/proc/self/smaps_rollup", "Anonymous");
 }
 
 static gint64
@@ -1394,12 +1406,16 @@ cmd_memory (void)
   g_autoptr(ProcwatchProcessMonitor) monitor = NULL;
   g_autoptr(GArray) fds = g_array_new (FALSE, FALSE, sizeof (int));
   GMainContext *context = g_main_context_default ();
+  g_autoptr(ProcwatchProcess) last = NULL;
   gint64 anon_before, heap_before;
   int epoll_fd = -1;
   guint i;
 
   bench_raise_fd_limit ();
-  if (!bench_sleepers_spawn (&sleepers, opt_n))
+  /* With --sleepers, the processes of the scale row: named procwatch-bench
+   * (15 bytes) and born in PROCWATCH_BENCH_CGROUP, as an app's are. */
+  if (!(opt_sleepers != NULL ? bench_sleepers_spawn_program (&sleepers, opt_n, opt_sleepers)
+                             : bench_sleepers_spawn (&sleepers, opt_n)))
     return 1;
 
   /* Everything that exists once, whatever the number of processes. */
@@ -1428,7 +1444,13 @@ cmd_memory (void)
 
       if (monitor != NULL)
         {
-          g_object_unref (procwatch_process_monitor_watch_pid (monitor, pid, NULL));
+          ProcwatchProcess *process = procwatch_process_monitor_watch_pid (monitor, pid, NULL);
+
+          /* One kept, to say what each process carries. */
+          if (i + 1 == (guint) opt_n)
+            last = process;
+          else
+            g_object_unref (process);
         }
       else
         {
@@ -1450,11 +1472,336 @@ cmd_memory (void)
   g_main_context_iteration (context, FALSE);
 
   print_line ("{\"bench\": \"memory\", \"label\": \"%s\", \"peer\": \"%s\", \"n\": %d, "
-              "\"anon_bytes\": %" G_GINT64_FORMAT ", \"heap_bytes\": %" G_GINT64_FORMAT "}",
+              "\"anon_bytes\": %" G_GINT64_FORMAT ", \"heap_bytes\": %" G_GINT64_FORMAT ", "
+              "\"name_length\": %d, \"cgroup_length\": %d}",
               opt_label != NULL ? opt_label : "", peer, opt_n,
-              anonymous_bytes () - anon_before, heap_bytes () - heap_before);
+              anonymous_bytes () - anon_before, heap_bytes () - heap_before,
+              last != NULL && procwatch_process_get_name (last) != NULL ?
+                (int) strlen (procwatch_process_get_name (last)) : -1,
+              last != NULL && procwatch_process_get_cgroup (last) != NULL ?
+                (int) strlen (procwatch_process_get_cgroup (last)) : -1);
 
   bench_sleepers_finish (&sleepers);
+  return 0;
+}
+
+/* 7. Scale: N (100,000) watched processes in one monitor (bench/run --scale)
+ *
+ * Each round watches one crowd with the monitor and another with raw epoll,
+ * in turns (a different one first each round): the time to watch them all,
+ * for the monitor the idle iteration cost against a monitor with 1 watched
+ * (in a context of its own, block by block), and one kill (-group, SIGKILL)
+ * of the crowd, counted to the last "reaped". The crowds come from
+ * procwatch-bench-sleepers (--sleepers); their memory is MemAvailable
+ * before and after they are started. Needs RLIMIT_NOFILE above N (raised
+ * here, as root) and a kernel.pid_max that leaves room for N more pids
+ * (bench/run raises it and puts it back). Peer "none" watches nothing: the
+ * crowd's memory, and the kill with its parent alone reaping (to the exit
+ * of the parent, which waits for its last child). */
+
+typedef struct
+{
+  guint8 *seen;        /* by pid: SEEN_EXITED | SEEN_REAPED */
+  guint n_exited;
+  guint n_reaped;
+  guint duplicates;    /* a second "exited" or "reaped", or "reaped" first */
+  gint64 exited_ns;
+  gint64 reaped_ns;
+} ScaleCount;
+
+enum { SEEN_EXITED = 1, SEEN_REAPED = 2 };
+
+static void
+scale_seen (ScaleCount       *count,
+            ProcwatchProcess *process,
+            guint8            what)
+{
+  GPid pid = procwatch_process_get_pid (process);
+  guint8 *seen = &count->seen[pid];
+
+  if ((*seen & what) || (what == SEEN_REAPED && !(*seen & SEEN_EXITED)))
+    count->duplicates++;
+  *seen |= what;
+
+  if (what == SEEN_EXITED)
+    {
+      count->n_exited++;
+      count->exited_ns = bench_now_ns ();
+    }
+  else
+    {
+      count->n_reaped++;
+      count->reaped_ns = bench_now_ns ();
+    }
+}
+
+static void
+on_scale_exited (ProcwatchProcessMonitor *monitor,
+                 ProcwatchProcess        *process,
+                 ScaleCount              *count)
+{
+  scale_seen (count, process, SEEN_EXITED);
+}
+
+static void
+on_scale_reaped (ProcwatchProcessMonitor *monitor,
+                 ProcwatchProcess        *process,
+                 ScaleCount              *count)
+{
+  scale_seen (count, process, SEEN_REAPED);
+}
+
+static gint64
+mem_available_bytes (void)
+{
+  return proc_kib_field ("/proc/meminfo", "MemAvailable");
+}
+
+static gboolean
+raise_fd_limit_to (rlim_t needed)
+{
+  struct rlimit limit;
+
+  if (getrlimit (RLIMIT_NOFILE, &limit) != 0)
+    return FALSE;
+  if (limit.rlim_max < needed)
+    limit.rlim_max = needed;
+  limit.rlim_cur = limit.rlim_max;
+
+  return setrlimit (RLIMIT_NOFILE, &limit) == 0;
+}
+
+/* Idle iterations of @big (N watched) and @small (1 watched), one by one,
+ * in alternating blocks; each context has an always-ready idle source. */
+static void
+scale_iterations (GMainContext *big,
+                  GMainContext *small,
+                  int           round)
+{
+  GMainContext *contexts[] = { big, small };
+  GArray *samples[G_N_ELEMENTS (contexts)];
+  GSource *idles[G_N_ELEMENTS (contexts)];
+  guint c;
+  int block, k;
+
+  for (c = 0; c < G_N_ELEMENTS (contexts); c++)
+    {
+      samples[c] = g_array_new (FALSE, FALSE, sizeof (gint64));
+      idles[c] = g_idle_source_new ();
+      g_source_set_callback (idles[c], keep_idle, NULL, NULL);
+      g_source_attach (idles[c], contexts[c]);
+    }
+
+  for (block = 0; block < opt_blocks; block++)
+    for (c = 0; c < G_N_ELEMENTS (contexts); c++)
+      {
+        GMainContext *context = contexts[(c + block) % G_N_ELEMENTS (contexts)];
+        GArray *into = samples[(c + block) % G_N_ELEMENTS (contexts)];
+
+        for (k = 0; k < opt_iters; k++)
+          {
+            gint64 t0 = bench_now_ns ();
+            gint64 dt;
+
+            g_main_context_iteration (context, FALSE);
+            dt = bench_now_ns () - t0;
+            /* The first block warms the caches. */
+            if (block > 0)
+              g_array_append_val (into, dt);
+          }
+      }
+
+  for (c = 0; c < G_N_ELEMENTS (contexts); c++)
+    {
+      g_autofree char *fields = g_strdup_printf ("\"round\": %d, \"watched\": %u", round,
+                                                 c == 0 ? (guint) opt_n : 1);
+
+      print_samples ("scale-iter", fields, (gint64 *) samples[c]->data, samples[c]->len);
+      g_array_unref (samples[c]);
+      g_source_destroy (idles[c]);
+      g_source_unref (idles[c]);
+    }
+}
+
+static gboolean
+measure_scale (const char *peer,
+               guint       n,
+               int         round,
+               guint8     *seen)
+{
+  BenchSleepers sleepers = { 0 };
+  ScaleCount count = { seen, 0, 0, 0, 0, 0 };
+  Counter counter = { 0 };
+  g_autofree FdWatch *watches = NULL;
+  g_autoptr(ProcwatchProcessMonitor) monitor = NULL;
+  g_autoptr(ProcwatchProcessMonitor) small_monitor = NULL;
+  g_autoptr(GMainContext) small_context = NULL;
+  gint64 mem_before, mem_after, spawn_start, spawn_ns, watch_start, watch_ns;
+  gint64 heap_before, heap_grown = 0, start, cpu_start, cpu, deadline;
+  int epoll_fd = -1;
+  guint i;
+
+  mem_before = mem_available_bytes ();
+  spawn_start = bench_now_ns ();
+  if (!bench_sleepers_spawn_program (&sleepers, n, opt_sleepers))
+    return FALSE;
+  spawn_ns = bench_now_ns () - spawn_start;
+  mem_after = mem_available_bytes ();
+
+  heap_before = heap_bytes ();
+  watch_start = bench_now_ns ();
+  if (g_str_equal (peer, "monitor"))
+    {
+      monitor = procwatch_process_monitor_new ();
+      g_signal_connect (monitor, "exited", G_CALLBACK (on_scale_exited), &count);
+      g_signal_connect (monitor, "reaped", G_CALLBACK (on_scale_reaped), &count);
+      for (i = 0; i < n; i++)
+        {
+          g_autoptr(GError) error = NULL;
+          ProcwatchProcess *process;
+
+          process = procwatch_process_monitor_watch_pid (monitor,
+                                                         g_array_index (sleepers.pids, GPid, i),
+                                                         &error);
+          if (process == NULL)
+            g_error ("procwatch-bench: cannot watch process %u of %u: %s", i, n, error->message);
+          g_object_unref (process);
+        }
+    }
+  else if (g_str_equal (peer, "epoll"))
+    {
+      watches = g_new0 (FdWatch, n);
+      epoll_fd = epoll_watch_all (watches, (GPid *) sleepers.pids->data, n, &counter);
+    }
+  watch_ns = bench_now_ns () - watch_start;
+
+  if (monitor != NULL)
+    {
+      heap_grown = heap_bytes () - heap_before;
+
+      /* Whatever setup left pending first. */
+      while (g_main_context_iteration (NULL, FALSE))
+        ;
+
+      small_context = g_main_context_new ();
+      g_main_context_push_thread_default (small_context);
+      small_monitor = procwatch_process_monitor_new ();
+      g_object_unref (procwatch_process_monitor_watch_pid (small_monitor,
+                                                           g_array_index (sleepers.pids, GPid, 0),
+                                                           NULL));
+      g_main_context_pop_thread_default (small_context);
+      while (g_main_context_iteration (small_context, FALSE))
+        ;
+
+      scale_iterations (g_main_context_default (), small_context, round);
+      procwatch_process_monitor_close (small_monitor);
+      while (g_main_context_iteration (small_context, FALSE))
+        ;
+    }
+
+  cpu_start = cpu_ns ();
+  start = bench_now_ns ();
+  bench_sleepers_kill (&sleepers);
+
+  /* Bounded, so that a lost event ends the run with the count short
+   * instead of hanging it. */
+  deadline = start + G_GINT64_CONSTANT (300) * 1000000000;
+  if (epoll_fd >= 0)
+    {
+      struct epoll_event events[EPOLL_BATCH];
+
+      while (counter.n_reaped < n && bench_now_ns () < deadline)
+        {
+          int ready = epoll_wait (epoll_fd, events, EPOLL_BATCH, 1000);
+          int e;
+
+          for (e = 0; e < ready; e++)
+            epoll_handle (epoll_fd, watches, &events[e]);
+        }
+      count.n_exited = counter.n_exited;
+      count.n_reaped = counter.n_reaped;
+      count.exited_ns = counter.exited_ns;
+      count.reaped_ns = counter.reaped_ns;
+    }
+  else if (monitor == NULL)
+    {
+      GPid spawner = sleepers.spawner;
+
+      while (waitpid (spawner, NULL, 0) < 0 && errno == EINTR)
+        ;
+      sleepers.spawner = 0;
+      count.n_reaped = count.n_exited = n;
+      count.reaped_ns = count.exited_ns = bench_now_ns ();
+    }
+  else
+    {
+      while (count.n_reaped < n && bench_now_ns () < deadline)
+        g_main_context_iteration (NULL, TRUE);
+    }
+  cpu = cpu_ns () - cpu_start;
+
+  print_line ("{\"bench\": \"scale\", \"peer\": \"%s\", \"round\": %d, \"n\": %u, "
+              "\"spawn_ns\": %" G_GINT64_FORMAT ", \"mem_before\": %" G_GINT64_FORMAT ", "
+              "\"mem_after\": %" G_GINT64_FORMAT ", \"watch_ns\": %" G_GINT64_FORMAT ", "
+              "\"heap_bytes\": %" G_GINT64_FORMAT ", \"n_exited\": %u, \"n_reaped\": %u, "
+              "\"duplicates\": %u, \"exited_ns\": %" G_GINT64_FORMAT ", \"reaped_ns\": %"
+              G_GINT64_FORMAT ", \"cpu_ns\": %" G_GINT64_FORMAT "}",
+              peer, round, n, spawn_ns, mem_before, mem_after, watch_ns, heap_grown,
+              count.n_exited, count.n_reaped, count.duplicates,
+              count.exited_ns - start, count.reaped_ns - start, cpu);
+
+  if (monitor != NULL)
+    procwatch_process_monitor_close (monitor);
+  if (epoll_fd >= 0)
+    {
+      for (i = 0; i < n; i++)
+        if (watches[i].fd >= 0)
+          close (watches[i].fd);
+      close (epoll_fd);
+    }
+  bench_sleepers_finish (&sleepers);
+  return count.n_reaped == n;
+}
+
+static int
+cmd_scale (void)
+{
+  g_auto(GStrv) peers = g_strsplit (opt_peers != NULL ? opt_peers : "monitor,epoll", ",", -1);
+  guint n_peers = g_strv_length (peers);
+  g_autofree guint8 *seen = NULL;
+  int pid_max;
+  g_autofree char *text = NULL;
+  int round;
+  guint p;
+
+  if (opt_sleepers == NULL)
+    {
+      g_printerr ("procwatch-bench: scale needs --sleepers=PATH\n");
+      return 2;
+    }
+
+  if (!g_strv_equal ((const char * const *) peers, (const char *[]) { "none", NULL }) &&
+      !raise_fd_limit_to ((rlim_t) opt_n + 4096))
+    {
+      g_printerr ("procwatch-bench: cannot raise RLIMIT_NOFILE to %d: %s\n",
+                  opt_n + 4096, g_strerror (errno));
+      return 1;
+    }
+
+  /* Pids index the tally: one byte per possible pid. */
+  if (!g_file_get_contents ("/proc/sys/kernel/pid_max", &text, NULL, NULL))
+    return 1;
+  pid_max = atoi (text);
+  seen = g_malloc (pid_max + 1);
+
+  for (round = 0; round < opt_rounds; round++)
+    for (p = 0; p < n_peers; p++)
+      {
+        memset (seen, 0, pid_max + 1);
+        if (!measure_scale (peers[(p + round) % n_peers], opt_n, round, seen))
+          return 1;
+      }
+
   return 0;
 }
 
@@ -2420,7 +2767,7 @@ cmd_callgrind_inner (void)
   return 0;
 }
 
-/* 7. The poll backend (issue 17): the watcher's CPU per second of wall time
+/* 8. The poll backend (issue 17): the watcher's CPU per second of wall time
  * with N sleeping processes watched, once their probes have settled, and the
  * cost of one unwatch_process at 1 and at N watched, paired sample by
  * sample (a second monitor watches one of the same processes). bench/run
@@ -2623,7 +2970,7 @@ main (int   argc,
                     g_str_equal (argv[1], "spawner")))
     return bench_run_role (argv[1], argv[2]);
 
-  context = g_option_context_new ("latency|iter|burst|watchcost|memory|listmodel|pollidle|callgrind|smoke");
+  context = g_option_context_new ("latency|iter|burst|watchcost|memory|listmodel|pollidle|callgrind|smoke|scale");
   g_option_context_add_main_entries (context, entries, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error) || argc < 2)
     {
@@ -2656,6 +3003,8 @@ main (int   argc,
     return cmd_pollidle ();
   if (g_str_equal (command, "smoke"))
     return cmd_smoke ();
+  if (g_str_equal (command, "scale"))
+    return cmd_scale ();
 
   g_printerr ("procwatch-bench: unknown measurement %s\n", command);
   return 2;

@@ -437,13 +437,36 @@ is_zombie (const ProcwatchHandle *handle)
 static gboolean
 child_exit_pending (ProcwatchHandle *handle)
 {
+  struct procwatch_pidfd_info pidfd_info;
   siginfo_t info;
   int wait_status;
 
-  /* Seen once, the exit is reported with that status, whatever the reap
-   * does since. */
-  if (handle->exit_status_seen)
+  /* Seen once, the exit is reported with that status (or without one, for
+   * a non-child), whatever the reap does since. */
+  if (handle->exit_status_seen || handle->exit_status_at_reap)
     return FALSE;
+
+  /* Not our child when watched: one question (Linux 6.13+) tells whether
+   * it has become ours since (an orphan given to us as a subreaper, or as
+   * the init of its pid namespace) and, if it was reaped meanwhile, its
+   * status. Usually neither: its exit is news, its status comes with the
+   * reap, and no waitid () is spent on it. */
+  if (!handle->child &&
+      get_info (handle->fd, PIDFD_INFO_PID | PIDFD_INFO_EXIT, &pidfd_info))
+    {
+      if (pidfd_info.mask & PIDFD_INFO_EXIT)
+        {
+          handle->exit_status = pidfd_info.exit_code;
+          handle->exit_status_seen = TRUE;
+          return FALSE;
+        }
+
+      if ((GPid) pidfd_info.ppid != getpid ())
+        {
+          handle->exit_status_at_reap = TRUE;
+          return FALSE;
+        }
+    }
 
   if (peek_exited_child (P_PIDFD, handle->fd, &info) == 0)
     {
@@ -541,6 +564,10 @@ pidfd_read_status (const ProcwatchBackend *backend,
       *wait_status = handle->exit_status;
       return TRUE;
     }
+
+  /* read_state() found it no child of ours: nothing to peek at. */
+  if (state == PROCWATCH_PROCESS_STATE_EXITED && handle->exit_status_at_reap)
+    return FALSE;
 
   /* A zombie child that read_state() could not peek at: Linux 5.3 has no
    * P_PIDFD, and waitid() falls back to the pid. */

@@ -26,19 +26,22 @@ typedef struct
    * is its pidfd. */
   int pidfd;
   /* Whether the process was a child of ours when it was watched. */
-  gboolean child;
+  guint child : 1;
   /* The wait status of the exited child, as the backend's read_state()
    * peeked at it on the way (exit_status_seen), for read_status() to
    * report: by the time read_status() runs, another thread may have begun
    * to reap the child, and nothing tells its status until the reap ends.
+   * Or (exit_status_at_reap) that read_state() found the exited process
+   * not to be our child: nobody tells us its status before the reap.
    * Written by read_state() through its const handle: the one part of a
-   * handle that changes after it is opened, and only from unknown to the
-   * status the process keeps for good. */
-  gboolean exit_status_seen;
+   * handle that changes after it is opened, and only from unknown to what
+   * stays true for good. */
+  guint exit_status_seen : 1;
+  guint exit_status_at_reap : 1;
   int exit_status;
 } ProcwatchHandle;
 
-#define PROCWATCH_HANDLE_INIT { -1, 0, 0, -1, FALSE, FALSE, 0 }
+#define PROCWATCH_HANDLE_INIT { -1, 0, 0, -1, FALSE, FALSE, FALSE, 0 }
 
 typedef struct _ProcwatchBackend ProcwatchBackend;
 

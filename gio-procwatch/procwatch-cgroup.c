@@ -137,7 +137,6 @@ procwatch_cgroup_class_init (ProcwatchCgroupClass *klass)
 static void
 procwatch_cgroup_init (ProcwatchCgroup *self)
 {
-  g_queue_init (&self->waits.tasks);
 }
 
 static void
@@ -169,7 +168,7 @@ procwatch_cgroup_watch_new (gpointer    owner,
   /* Only a removal is looked for, which ends the watch of a cgroup seen
    * empty already: no signal waits for it, so a thousand empty cgroups
    * may cost two hundred reads a second rather than thousands. */
-  watch->probe.max_interval = 5 * G_TIME_SPAN_SECOND;
+  watch->probe.max_interval_ms = 5000;
   /* A removal follows no pattern of age: no young phase. */
   watch->probe.backoff_only = TRUE;
   watch->watched = TRUE;

@@ -14,13 +14,13 @@ G_BEGIN_DECLS
 
 typedef struct _ProcwatchItemList ProcwatchItemList;
 
-ProcwatchItemList *procwatch_item_list_new       (void);
+/* Each item holds a guint at @slot_offset, which the list keeps up to date
+ * with where it holds the item: hand it back to remove the item. */
+ProcwatchItemList *procwatch_item_list_new       (gsize              slot_offset);
 void               procwatch_item_list_free      (ProcwatchItemList *self);
-/* Adds @item at the end and returns its position. The list keeps *@slot up
- * to date with where it holds @item; hand it back to remove it. */
+/* Adds @item at the end and returns its position. */
 guint              procwatch_item_list_append    (ProcwatchItemList *self,
-                                                  gpointer           item,
-                                                  guint             *slot);
+                                                  gpointer           item);
 /* Removes the item whose slot is @slot; returns where it was. */
 guint              procwatch_item_list_remove    (ProcwatchItemList *self,
                                                   guint              slot);

@@ -29,11 +29,13 @@ struct _ProcwatchProbe
   guint32 due;             /* tick at which it is due */
   guint32 since;           /* tick at which its schedule (re)started */
   gint32 interval;         /* the current step, in microseconds */
-  gint32 max_interval;     /* where the backoff stops; 0: the scheduler's */
-  guint scheduled : 1;
-  guint young : 1;         /* in its young phase, counted in n_young */
-  guint backoff_only : 1;  /* no young phase: a plain backoff from the start */
-  guint steps : 5;         /* probes since the schedule (re)started, while young */
+  /* Where the backoff stops, in milliseconds; 0: the scheduler's. Small
+   * fields: one is embedded in every watch. */
+  guint16 max_interval_ms;
+  guint16 scheduled : 1;
+  guint16 young : 1;         /* in its young phase, counted in n_young */
+  guint16 backoff_only : 1;  /* no young phase: a plain backoff from the start */
+  guint16 steps : 5;         /* probes since the schedule (re)started, while young */
 };
 
 ProcwatchProbeScheduler *procwatch_probe_scheduler_new      (GSource                 *source,

@@ -219,7 +219,8 @@ procwatch_probe_schedule (ProcwatchProbeScheduler *self,
                           ProcwatchProbe          *probe,
                           gboolean                 restart_backoff)
 {
-  gint64 max_interval = probe->max_interval > 0 ? probe->max_interval : self->max_interval;
+  gint64 max_interval = probe->max_interval_ms > 0 ? probe->max_interval_ms * G_TIME_SPAN_MILLISECOND
+                                                   : self->max_interval;
   gint64 now = now_us (self);
   gint64 interval;
   guint32 now_tick = tick_of (now);

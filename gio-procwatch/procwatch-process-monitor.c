@@ -120,6 +120,10 @@ struct _ProcwatchProcessMonitor
    * epoll refused to let go of their handle. */
   GPtrArray *lingering;
 
+  /* Watches of processes reaped in the dispatch under way, their handles
+   * still open and in the epoll set until its emissions are done. */
+  GPtrArray *reaped_handles;
+
   /* Shared with dispatches under way: false once the monitor is closed. */
   gboolean *alive;
 
@@ -146,6 +150,7 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
+static guint items_changed_signal;
 
 static void procwatch_process_monitor_list_model_init (GListModelInterface *iface);
 
@@ -243,18 +248,22 @@ unlink_watch (ProcwatchProcessMonitor *self,
               ProcwatchWatch          *watch)
 {
   gpointer key = GINT_TO_POINTER (watch->handle.pid);
-  ProcwatchWatch *head = g_hash_table_lookup (self->watches, key);
+  ProcwatchWatch *head = NULL;
+
+  /* Usually the one watch of its pid: taken out in one operation, put back
+   * where it has company. */
+  g_hash_table_steal_extended (self->watches, key, NULL, (gpointer *) &head);
 
   if (head == watch)
     {
       if (watch->older != NULL)
         g_hash_table_insert (self->watches, key, watch->older);
-      else
-        g_hash_table_remove (self->watches, key);
     }
   else
     {
       ProcwatchWatch *newer = head;
+
+      g_hash_table_insert (self->watches, key, head);
 
       while (newer != NULL && newer->older != watch)
         newer = newer->older;
@@ -268,19 +277,76 @@ unlink_watch (ProcwatchProcessMonitor *self,
 
 /* Stops watching, once @watch is out of the table: no event of @watch is
  * handled after this, even one already taken from the kernel in the current
- * batch. Gives up the table's reference. */
+ * batch. Gives up the table's reference. With @release_later (a reap, in a
+ * dispatch) the handle is released by release_reaped_handles () once the
+ * dispatch has emitted its signals: EPOLL_CTL_DEL and close () cost the
+ * more, the bigger the epoll set and the fd table are (a few microseconds
+ * at 10,000 watched processes), and nothing needs them before. Until then
+ * the fd stays open, so no new watch gets its number. */
 static void
-stop_watch (ProcwatchProcessMonitor *self,
-            ProcwatchWatch          *watch,
-            const char              *reason)
+stop_watch_full (ProcwatchProcessMonitor *self,
+                 ProcwatchWatch          *watch,
+                 const char              *reason,
+                 gboolean                 release_later)
 {
   g_assert (watch->watched);
 
   procwatch_watch_stopped (watch);
   procwatch_probe_unschedule (self->probes, &watch->probe);
-  release_handle (self, &watch->entry, self->backend->handles_pollable);
   procwatch_watch_settle_waits_later (watch, reason);
+
+  /* The table's reference goes with it. */
+  if (release_later && self->backend->handles_pollable)
+    {
+      g_ptr_array_add (self->reaped_handles, watch);
+      return;
+    }
+
+  release_handle (self, &watch->entry, self->backend->handles_pollable);
   procwatch_watch_unref (watch);
+}
+
+static void
+stop_watch (ProcwatchProcessMonitor *self,
+            ProcwatchWatch          *watch,
+            const char              *reason)
+{
+  stop_watch_full (self, watch, reason, FALSE);
+}
+
+/* At the end of a dispatch, if the monitor is still open (shut_down ()
+ * closes them otherwise). A handle closed meanwhile (retry_lingering ()) has
+ * fd -1. */
+static void
+release_reaped_handles (ProcwatchProcessMonitor *self)
+{
+  guint i;
+
+  for (i = 0; i < self->reaped_handles->len; i++)
+    {
+      ProcwatchWatch *watch = g_ptr_array_index (self->reaped_handles, i);
+
+      if (watch->handle.fd >= 0)
+        release_handle (self, &watch->entry, TRUE);
+    }
+
+  g_ptr_array_set_size (self->reaped_handles, 0);
+}
+
+/* g_list_model_items_changed (), if anything listens. The signal belongs to
+ * an interface, so GLib emits it on its slow path, its arguments boxed in
+ * GValues, even when no handler is connected: ~1,300 instructions per watch
+ * and per exit for a monitor that nobody shows in a list. GTK's views and
+ * models connect handlers. (Emission hooks are not looked for: nobody hooks
+ * this signal, and g_signal_has_handler_pending () cannot tell.) */
+static void
+list_changed (ProcwatchProcessMonitor *self,
+              guint                    position,
+              guint                    removed,
+              guint                    added)
+{
+  if (g_signal_has_handler_pending (self, items_changed_signal, 0, FALSE))
+    g_list_model_items_changed ((GListModel *) self, position, removed, added);
 }
 
 /* Takes @watch out of the list model; returns where it was. */
@@ -296,13 +362,14 @@ unlist_watch (ProcwatchProcessMonitor *self,
 static void
 drop_watch (ProcwatchProcessMonitor *self,
             ProcwatchWatch          *watch,
-            const char              *reason)
+            const char              *reason,
+            gboolean                 reaped)
 {
   guint position = unlist_watch (self, watch);
 
   unlink_watch (self, watch);
-  stop_watch (self, watch, reason);
-  g_list_model_items_changed (G_LIST_MODEL (self), position, 1, 0);
+  stop_watch_full (self, watch, reason, reaped);
+  list_changed (self, position, 1, 0);
 }
 
 /* Its handle is ready, and so comes back at every iteration until then. */
@@ -381,7 +448,9 @@ advance_watch (ProcwatchProcessMonitor *self,
 
   if (procwatch_process_get_state (process) == PROCWATCH_PROCESS_STATE_RUNNING)
     {
-      read_status (self, watch, PROCWATCH_PROCESS_STATE_EXITED);
+      /* Asked in the state it is in now: a reaped process is no zombie
+       * whose status could be peeked at. */
+      read_status (self, watch, state);
 
       if (!set_state (process, alive, PROCWATCH_PROCESS_STATE_EXITED) ||
           !emit (self, alive, SIGNAL_EXITED, process) ||
@@ -402,7 +471,7 @@ advance_watch (ProcwatchProcessMonitor *self,
       read_status (self, watch, PROCWATCH_PROCESS_STATE_REAPED);
 
       /* The watch goes first, so that handlers see the pid as free. */
-      drop_watch (self, watch, N_("the process was reaped"));
+      drop_watch (self, watch, N_("the process was reaped"), TRUE);
 
       if (!is_alive (alive) ||
           !set_state (process, alive, PROCWATCH_PROCESS_STATE_REAPED) ||
@@ -536,6 +605,9 @@ on_handles_ready (gpointer                  owner,
         on_process_ready (self, alive, (ProcwatchWatch *) batch[i], events[i].events);
     }
 
+  if (is_alive (alive))
+    release_reaped_handles (self);
+
   for (i = 0; i < n_events; i++)
     entry_unref (batch[i]);
 
@@ -613,7 +685,10 @@ on_probe_timer (gpointer owner)
     }
 
   if (is_alive (alive))
-    procwatch_probe_scheduler_update_timer (self->probes);
+    {
+      release_reaped_handles (self);
+      procwatch_probe_scheduler_update_timer (self->probes);
+    }
 
   g_rc_box_release (alive);
 }
@@ -700,7 +775,7 @@ add_watch (ProcwatchProcessMonitor *self,
 
   watch = procwatch_watch_new (backend, self, handle);
   watch->older = head;
-  position = procwatch_item_list_append (self->items, watch, &watch->slot);
+  position = procwatch_item_list_append (self->items, watch);
   g_hash_table_insert (self->watches, key, watch);
 
   /* Where epoll refuses the handle (out of memory, max_user_watches), the
@@ -713,7 +788,7 @@ add_watch (ProcwatchProcessMonitor *self,
     procwatch_probe_schedule (self->probes, &watch->probe, TRUE);
 
   procwatch_watch_ref (watch);
-  g_list_model_items_changed (G_LIST_MODEL (self), position, 0, 1);
+  list_changed (self, position, 0, 1);
 
   return watch;
 }
@@ -772,6 +847,7 @@ shut_down (ProcwatchProcessMonitor *self,
   GHashTableIter iter;
   gpointer value;
   guint n_items;
+  guint i;
 
   if (self->closed)
     return 0;
@@ -814,6 +890,9 @@ shut_down (ProcwatchProcessMonitor *self,
 
   /* Nothing reads the epoll set any more: their registrations are moot. */
   g_ptr_array_set_size (self->lingering, 0);
+  for (i = 0; i < self->reaped_handles->len; i++)
+    procwatch_handle_close (&((ProcwatchWatch *) g_ptr_array_index (self->reaped_handles, i))->handle);
+  g_ptr_array_set_size (self->reaped_handles, 0);
 
   n_items = procwatch_item_list_get_length (self->items);
   procwatch_item_list_clear (self->items);
@@ -854,6 +933,7 @@ procwatch_process_monitor_finalize (GObject *object)
   g_hash_table_unref (self->cgroups);
   procwatch_item_list_free (self->items);
   g_ptr_array_unref (self->lingering);
+  g_ptr_array_unref (self->reaped_handles);
   g_main_context_unref (self->context);
   g_rc_box_release (self->alive);
 
@@ -910,6 +990,10 @@ procwatch_process_monitor_class_init (ProcwatchProcessMonitorClass *klass)
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* The interface's signal exists once its default vtable does. */
+  g_type_default_interface_unref (g_type_default_interface_ref (G_TYPE_LIST_MODEL));
+  items_changed_signal = g_signal_lookup ("items-changed", G_TYPE_LIST_MODEL);
 
   /**
    * ProcwatchProcessMonitor::exited:
@@ -1005,9 +1089,10 @@ procwatch_process_monitor_init (ProcwatchProcessMonitor *self)
   self->backend = procwatch_backend_get_default ();
   self->context = g_main_context_ref_thread_default ();
   self->watches = g_hash_table_new (NULL, NULL);
-  self->items = procwatch_item_list_new ();
+  self->items = procwatch_item_list_new (G_STRUCT_OFFSET (ProcwatchWatch, slot));
   self->cgroups = g_hash_table_new (g_int64_hash, g_int64_equal);
   self->lingering = g_ptr_array_new_with_free_func ((GDestroyNotify) entry_unref);
+  self->reaped_handles = g_ptr_array_new_with_free_func ((GDestroyNotify) procwatch_watch_unref);
   self->alive = g_rc_box_new (gboolean);
   *self->alive = TRUE;
   self->creator_pid = getpid ();
@@ -1184,7 +1269,7 @@ procwatch_process_monitor_unwatch (ProcwatchProcessMonitor *self,
   /* Also any earlier process with this pid whose reap is still pending. */
   while ((watch = g_hash_table_lookup (self->watches, GINT_TO_POINTER (pid))) != NULL)
     {
-      drop_watch (self, watch, N_("the process was unwatched"));
+      drop_watch (self, watch, N_("the process was unwatched"), FALSE);
       was_watched = TRUE;
     }
 
@@ -1219,7 +1304,7 @@ procwatch_process_monitor_unwatch_process (ProcwatchProcessMonitor *self,
   if (watch == NULL || watch->owner != self || !is_open (self))
     return FALSE;
 
-  drop_watch (self, watch, N_("the process was unwatched"));
+  drop_watch (self, watch, N_("the process was unwatched"), FALSE);
   return TRUE;
 }
 
@@ -1356,7 +1441,7 @@ procwatch_process_monitor_close (ProcwatchProcessMonitor *self)
 
   /* Not in a forked copy: the parent's observers were copied with it. */
   if (n_items > 0 && !is_forked_copy (self))
-    g_list_model_items_changed (G_LIST_MODEL (self), 0, n_items, 0);
+    list_changed (self, 0, n_items, 0);
 }
 
 /**

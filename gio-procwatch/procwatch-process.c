@@ -4,11 +4,13 @@
 
 #include "config.h"
 
+#include <string.h>
 #include <sys/wait.h>
 
 #include "procwatch-enums.h"
 #include "procwatch-i18n-private.h"
 #include "procwatch-process-private.h"
+#include "procwatch-shared-string-private.h"
 #include "procwatch-watch-private.h"
 
 /**
@@ -51,15 +53,27 @@ struct _ProcwatchProcess
   GObject parent_instance;
 
   GPid pid;
-  guint64 inode;
-  char *name;
-  char *cgroup;
   ProcwatchProcessState state;
-  int wait_status;
-  guint has_status : 1;
+  guint64 inode;
 
   /* While watched; cleared by the monitor when watching stops. */
   ProcwatchWatch *watch;
+
+  /* Shared: the processes of one cgroup, often thousands, hold one copy of
+   * its long path. */
+  const char *cgroup;
+
+  int wait_status;
+  guint has_status : 1;
+  guint has_name : 1;
+  guint name_on_heap : 1;
+
+  /* A comm is at most 15 bytes and sits in the object; only a name that
+   * g_utf8_make_valid() lengthened past that is allocated. */
+  union {
+    char inline_name[16];
+    char *heap_name;
+  } name;
 };
 
 enum {
@@ -102,7 +116,7 @@ procwatch_process_get_property (GObject    *object,
       break;
 
     case PROP_NAME:
-      g_value_set_string (value, self->name);
+      g_value_set_string (value, procwatch_process_get_name (self));
       break;
 
     case PROP_HAS_STATUS:
@@ -129,12 +143,16 @@ procwatch_process_get_property (GObject    *object,
 static void
 procwatch_process_finalize (GObject *object)
 {
-  ProcwatchProcess *self = PROCWATCH_PROCESS (object);
+  /* Plain casts: a process is finalized at every reap whose object nobody
+   * kept. */
+  ProcwatchProcess *self = (ProcwatchProcess *) object;
 
-  g_free (self->name);
-  g_free (self->cgroup);
+  if (self->name_on_heap)
+    g_free (self->name.heap_name);
+  if (self->cgroup != NULL)
+    procwatch_shared_string_release (self->cgroup);
 
-  G_OBJECT_CLASS (procwatch_process_parent_class)->finalize (object);
+  ((GObjectClass *) procwatch_process_parent_class)->finalize (object);
 }
 
 static void
@@ -282,8 +300,16 @@ procwatch_process_new (GPid        pid,
 
   self->pid = pid;
   self->inode = inode;
-  self->name = g_strdup (name);
-  self->cgroup = g_strdup (cgroup);
+  if (name != NULL)
+    {
+      self->has_name = TRUE;
+      self->name_on_heap = strlen (name) >= sizeof self->name.inline_name;
+      if (self->name_on_heap)
+        self->name.heap_name = g_strdup (name);
+      else
+        strcpy (self->name.inline_name, name);
+    }
+  self->cgroup = cgroup != NULL ? procwatch_shared_string_acquire (cgroup) : NULL;
 
   return self;
 }
@@ -301,39 +327,41 @@ procwatch_process_get_watch (ProcwatchProcess *self)
   return self->watch;
 }
 
+/* The setters run once or twice per exit, on the dispatch path: only the
+ * monitor calls them, with its own objects, so they skip the checked casts
+ * (a type check each). GObject itself skips a notification that no handler
+ * listens to. */
 void
 procwatch_process_set_state (ProcwatchProcess      *self,
                               ProcwatchProcessState  state)
 {
-  g_return_if_fail (PROCWATCH_IS_PROCESS (self));
   g_return_if_fail (state >= self->state);
 
   if (self->state == state)
     return;
 
   self->state = state;
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATE]);
+  g_object_notify_by_pspec ((GObject *) self, properties[PROP_STATE]);
 }
 
 void
 procwatch_process_set_status (ProcwatchProcess *self,
                                int               wait_status)
 {
-  g_return_if_fail (PROCWATCH_IS_PROCESS (self));
-
   if (self->has_status)
     return;
 
   self->wait_status = wait_status;
   self->has_status = TRUE;
 
-  g_object_freeze_notify (G_OBJECT (self));
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HAS_STATUS]);
+  /* Every value is in place before the first notification, so a handler
+   * of any of them sees them all; no freezing is needed for that (and
+   * g_object_freeze_notify () allocates a queue on every call). */
+  g_object_notify_by_pspec ((GObject *) self, properties[PROP_HAS_STATUS]);
   if (WIFEXITED (wait_status))
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_EXIT_STATUS]);
+    g_object_notify_by_pspec ((GObject *) self, properties[PROP_EXIT_STATUS]);
   if (WIFSIGNALED (wait_status))
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TERM_SIG]);
-  g_object_thaw_notify (G_OBJECT (self));
+    g_object_notify_by_pspec ((GObject *) self, properties[PROP_TERM_SIG]);
 }
 
 /**
@@ -536,7 +564,10 @@ procwatch_process_get_name (ProcwatchProcess *self)
 {
   g_return_val_if_fail (PROCWATCH_IS_PROCESS (self), NULL);
 
-  return self->name;
+  if (!self->has_name)
+    return NULL;
+
+  return self->name_on_heap ? self->name.heap_name : self->name.inline_name;
 }
 
 /**

@@ -15,7 +15,9 @@ G_BEGIN_DECLS
 
 typedef struct
 {
-  GQueue tasks;   /* GTask */
+  /* GTask, oldest first: a process has no waits or a few, so a list head
+   * is all it carries. */
+  GList *tasks;
 } ProcwatchWaits;
 
 void     procwatch_waits_add          (ProcwatchWaits *waits,

@@ -35,11 +35,14 @@ wait_data_free (WaitData *data)
 static GTask *
 pop_wait (ProcwatchWaits *waits)
 {
-  GTask *task = g_queue_pop_head (&waits->tasks);
+  GTask *task;
   WaitData *data;
 
-  if (task == NULL)
+  if (waits->tasks == NULL)
     return NULL;
+
+  task = waits->tasks->data;
+  waits->tasks = g_list_delete_link (waits->tasks, waits->tasks);
 
   data = g_task_get_task_data (task);
   if (data->cancelled_source != NULL)
@@ -55,8 +58,11 @@ on_wait_cancelled (GCancellable *cancellable,
   GTask *task = user_data;
   WaitData *data = g_task_get_task_data (task);
 
-  if (g_queue_remove (&data->waits->tasks, task))
+  GList *link = g_list_find (data->waits->tasks, task);
+
+  if (link != NULL)
     {
+      data->waits->tasks = g_list_delete_link (data->waits->tasks, link);
       g_task_return_error_if_cancelled (task);
       g_object_unref (task);
     }
@@ -86,7 +92,7 @@ procwatch_waits_add (ProcwatchWaits *waits,
       g_task_attach_source (task, data->cancelled_source, G_SOURCE_FUNC (on_wait_cancelled));
     }
 
-  g_queue_push_tail (&waits->tasks, g_object_ref (task));
+  waits->tasks = g_list_append (waits->tasks, g_object_ref (task));
 }
 
 /* From a dispatch, once what the waits wait for has been seen: each returns

@@ -24,6 +24,8 @@ typedef struct _ProcwatchWatch ProcwatchWatch;
 struct _ProcwatchWatch
 {
   ProcwatchSourceEntry entry;   /* first: see procwatch-source-private.h */
+  /* Not a GRcBox: its header would add a quarter to the record. */
+  grefcount ref_count;
   ProcwatchHandle handle;
   const ProcwatchBackend *backend;
   ProcwatchProcess *process;
@@ -41,9 +43,9 @@ struct _ProcwatchWatch
   /* Its place in the monitor's list model (procwatch-item-list.c). */
   guint slot;
 
-  ProcwatchWaits waits;
+  guint watched : 1;
 
-  gboolean watched;
+  ProcwatchWaits waits;
 };
 
 ProcwatchWatch *procwatch_watch_new                (const ProcwatchBackend *backend,

@@ -15,25 +15,19 @@
 #include "procwatch-watch-private.h"
 #include "procwatch-linux-private.h"
 
-static void
-watch_clear (ProcwatchWatch *watch)
-{
-  procwatch_handle_close (&watch->handle);
-  g_clear_object (&watch->process);
-}
-
 /* Takes @handle. */
 ProcwatchWatch *
 procwatch_watch_new (const ProcwatchBackend *backend,
                      gpointer                owner,
                      ProcwatchHandle        *handle)
 {
-  ProcwatchWatch *watch = g_rc_box_new0 (ProcwatchWatch);
+  ProcwatchWatch *watch = g_new0 (ProcwatchWatch, 1);
   g_autofree char *name = NULL;
   g_autofree char *cgroup = NULL;
 
   procwatch_handle_read_identity (backend, handle, &name, &cgroup);
 
+  g_ref_count_init (&watch->ref_count);
   watch->entry.kind = PROCWATCH_SOURCE_ENTRY_PROCESS;
   watch->handle = *handle;
   watch->backend = backend;
@@ -41,7 +35,6 @@ procwatch_watch_new (const ProcwatchBackend *backend,
   watch->process = procwatch_process_new (handle->pid, handle->inode, name, cgroup);
   watch->watched = TRUE;
   watch->probe.data = watch;
-  g_queue_init (&watch->waits.tasks);
   procwatch_process_set_watch (watch->process, watch);
 
   return watch;
@@ -50,13 +43,19 @@ procwatch_watch_new (const ProcwatchBackend *backend,
 ProcwatchWatch *
 procwatch_watch_ref (ProcwatchWatch *watch)
 {
-  return g_rc_box_acquire (watch);
+  g_ref_count_inc (&watch->ref_count);
+  return watch;
 }
 
 void
 procwatch_watch_unref (ProcwatchWatch *watch)
 {
-  g_rc_box_release_full (watch, (GDestroyNotify) watch_clear);
+  if (g_ref_count_dec (&watch->ref_count))
+    {
+      procwatch_handle_close (&watch->handle);
+      g_clear_object (&watch->process);
+      g_free (watch);
+    }
 }
 
 /* The process object stops being a way to reach the watch. */
@@ -82,7 +81,8 @@ gboolean
 procwatch_watch_complete_waits (ProcwatchWatch *watch,
                                 gboolean       *alive)
 {
-  return procwatch_waits_complete (&watch->waits, G_OBJECT (watch->process), alive);
+  /* A plain cast: this runs at every exit. */
+  return procwatch_waits_complete (&watch->waits, (GObject *) watch->process, alive);
 }
 
 /* From inside a call of the application: see procwatch_waits_settle_later().
@@ -92,9 +92,14 @@ void
 procwatch_watch_settle_waits_later (ProcwatchWatch *watch,
                                     const char     *reason)
 {
-  gboolean exited = procwatch_process_get_state (watch->process) != PROCWATCH_PROCESS_STATE_RUNNING;
+  gboolean exited;
   g_autofree char *message = NULL;
 
+  /* Usually none: this runs at every reap. */
+  if (watch->waits.tasks == NULL)
+    return;
+
+  exited = procwatch_process_get_state (watch->process) != PROCWATCH_PROCESS_STATE_RUNNING;
   if (!exited)
     message = g_strdup_printf (/* Translators: %s says why, such as "the monitor was closed". */
                                _("Stopped waiting for process %d: %s"),

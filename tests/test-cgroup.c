@@ -999,6 +999,61 @@ test_process_cgroup (void)
   kill_and_reap (pid);
 }
 
+/* Processes of one cgroup hold one copy of its path, whichever monitor
+ * watches them (the memory target of bench/README.md counts on it), and
+ * each copy lives as long as a process object holds it, also after the
+ * monitors that made them are gone. */
+static void
+test_process_cgroup_shared (void)
+{
+  g_autoptr(TestCgroup) first = NULL;
+  g_autoptr(TestCgroup) second = NULL;
+  g_autoptr(ProcwatchProcessMonitor) monitor = NULL;
+  g_autoptr(ProcwatchProcessMonitor) other_monitor = NULL;
+  g_autoptr(ProcwatchProcess) a = NULL;
+  g_autoptr(ProcwatchProcess) b = NULL;
+  g_autoptr(ProcwatchProcess) b_elsewhere = NULL;
+  g_autoptr(ProcwatchProcess) c = NULL;
+  g_autoptr(GError) error = NULL;
+  GPid pids[3];
+  guint i;
+
+  if (skip_without_cgroups ())
+    return;
+
+  first = test_cgroup_new ("shared-first");
+  second = test_cgroup_new ("shared-second");
+  pids[0] = spawn_in (first);
+  pids[1] = spawn_in (first);
+  pids[2] = spawn_in (second);
+  monitor = new_monitor (NULL);
+  other_monitor = new_monitor (NULL);
+
+  a = procwatch_process_monitor_watch_pid (monitor, pids[0], &error);
+  g_assert_no_error (error);
+  b = procwatch_process_monitor_watch_pid (monitor, pids[1], &error);
+  g_assert_no_error (error);
+  b_elsewhere = procwatch_process_monitor_watch_pid (other_monitor, pids[1], &error);
+  g_assert_no_error (error);
+  c = procwatch_process_monitor_watch_pid (monitor, pids[2], &error);
+  g_assert_no_error (error);
+
+  g_assert_cmpstr (procwatch_process_get_cgroup (a), ==, first->relative);
+  g_assert_true (procwatch_process_get_cgroup (b) == procwatch_process_get_cgroup (a));
+  g_assert_true (procwatch_process_get_cgroup (b_elsewhere) == procwatch_process_get_cgroup (a));
+  g_assert_cmpstr (procwatch_process_get_cgroup (c), ==, second->relative);
+
+  for (i = 0; i < G_N_ELEMENTS (pids); i++)
+    kill_and_reap (pids[i]);
+
+  g_clear_object (&monitor);
+  g_clear_object (&other_monitor);
+  g_clear_object (&b);
+  g_clear_object (&b_elsewhere);
+  g_clear_object (&c);
+  g_assert_cmpstr (procwatch_process_get_cgroup (a), ==, first->relative);
+}
+
 /* The supervisor: removes what the tests made, also after a failure. */
 static int
 remove_entry (const char        *path,
@@ -1127,6 +1182,7 @@ main (int    argc,
   g_test_add_func ("/cgroup/handler-ends-monitor", test_handler_ends_monitor);
   g_test_add_func ("/cgroup/many", test_many);
   g_test_add_func ("/cgroup/process-cgroup", test_process_cgroup);
+  g_test_add_func ("/cgroup/process-cgroup-shared", test_process_cgroup_shared);
 
   return g_test_run ();
 }

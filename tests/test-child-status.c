@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
@@ -496,6 +497,149 @@ test_traced_child (void)
     g_assert_cmpint (procwatch_process_get_status (process), ==, status);
 }
 
+/* A grandchild that exits with @code on a byte (or EOF) on *@control_write;
+ * its parent, our child, exits without reaping it on a byte (or EOF) on
+ * *@release_write. The grandchild, or its zombie, is then given to us, the
+ * subreaper (test_init ()). Only async-signal-safe calls after fork. */
+static GPid
+fork_orphan_to_be (int   code,
+                   int  *control_write,
+                   int  *release_write,
+                   GPid *parent)
+{
+  int control[2];
+  int release[2];
+  int report[2];
+  GPid pid = 0;
+
+  g_assert_no_errno (pipe2 (control, O_CLOEXEC));
+  g_assert_no_errno (pipe2 (release, O_CLOEXEC));
+  g_assert_no_errno (pipe2 (report, O_CLOEXEC));
+
+  *parent = fork ();
+  g_assert_cmpint (*parent, >=, 0);
+  if (*parent == 0)
+    {
+      GPid target;
+      char byte;
+
+      close (control[1]);
+      close (release[1]);
+      close (report[0]);
+
+      target = fork ();
+      if (target == 0)
+        {
+          close (release[0]);
+          close (report[1]);
+          while (read (control[0], &byte, 1) < 0 && errno == EINTR)
+            ;
+          _exit (code);
+        }
+
+      close (control[0]);
+      if (target < 0 || write (report[1], &target, sizeof target) != sizeof target)
+        _exit (1);
+      while (read (release[0], &byte, 1) < 0 && errno == EINTR)
+        ;
+      _exit (0);
+    }
+
+  close (control[0]);
+  close (release[0]);
+  close (report[1]);
+  g_assert_cmpint (read (report[0], &pid, sizeof pid), ==, sizeof pid);
+  close (report[0]);
+
+  *control_write = control[1];
+  *release_write = release[1];
+  return pid;
+}
+
+/* The parent pid /proc shows for @pid (a zombie too). */
+static GPid
+read_ppid (GPid pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", (int) pid);
+  g_autofree char *text = NULL;
+  const char *end;
+  int ppid = 0;
+  char state;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  end = strrchr (text, ')');
+  g_assert_nonnull (end);
+  g_assert_cmpint (sscanf (end + 1, " %c %d", &state, &ppid), ==, 2);
+
+  return ppid;
+}
+
+/* A process watched as another's child, then given to us (a subreaper) when
+ * its parent dies: its status is right wherever it is known. Given to us
+ * while it runs (@data false), it is our child when it exits, so the status
+ * comes with "exited" on every backend, as for any child that nobody else
+ * can reap; given to us as a zombie (@data true), after its exit was
+ * reported without a status, the status comes with "reaped" where the
+ * kernel keeps it. */
+static void
+test_adopted_orphan (gconstpointer data)
+{
+  gboolean as_zombie = GPOINTER_TO_INT (data);
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
+  g_autoptr(ProcwatchProcess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  TestEvent *exited;
+  TestEvent *reaped;
+  int control;
+  int release;
+  int status;
+  GPid parent;
+  GPid pid;
+
+  pid = fork_orphan_to_be (6, &control, &release, &parent);
+  process = procwatch_process_monitor_watch_pid (monitor, pid, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (read_ppid (pid), ==, parent);
+
+  if (as_zombie)
+    {
+      close (control);
+      test_run_until_count (NULL, &recorder->n_exited, 1);
+      /* Another's zombie: nobody could have told the status yet. */
+      g_assert_false (test_recorder_find (recorder, pid, PROCWATCH_PROCESS_STATE_EXITED)->had_status);
+    }
+
+  close (release);
+  g_assert_cmpint (waitpid (parent, NULL, 0), ==, parent);
+  g_assert_cmpint (read_ppid (pid), ==, getpid ());
+
+  if (!as_zombie)
+    {
+      close (control);
+      test_run_until_count (NULL, &recorder->n_exited, 1);
+    }
+
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 6);
+  test_run_until_count (NULL, &recorder->n_reaped, 1);
+
+  exited = test_recorder_find (recorder, pid, PROCWATCH_PROCESS_STATE_EXITED);
+  reaped = test_recorder_find (recorder, pid, PROCWATCH_PROCESS_STATE_REAPED);
+  g_assert_nonnull (exited);
+  g_assert_true (exited < reaped);
+  g_assert_cmpuint (recorder->n_exited, ==, 1);
+
+  if (!as_zombie)
+    g_assert_true (exited->had_status);
+  if (!as_zombie || test_status_known_after_reap (monitor))
+    g_assert_true (reaped->had_status);
+  if (exited->had_status)
+    g_assert_cmpint (exited->status, ==, status);
+  if (reaped->had_status)
+    g_assert_cmpint (reaped->status, ==, status);
+}
+
 /* The same reaped process watched twice through pidfds is one object, on
  * every backend, with its status where the kernel keeps it. */
 static void
@@ -711,6 +855,10 @@ main (int    argc,
   g_test_add_data_func ("/child-status/reaped-before-looked/by-pidfd",
                         GINT_TO_POINTER (TRUE), test_reaped_before_looked);
   g_test_add_func ("/child-status/traced-child", test_traced_child);
+  g_test_add_data_func ("/child-status/adopted-orphan/running",
+                        GINT_TO_POINTER (FALSE), test_adopted_orphan);
+  g_test_add_data_func ("/child-status/adopted-orphan/zombie",
+                        GINT_TO_POINTER (TRUE), test_adopted_orphan);
   g_test_add_func ("/child-status/reaped-pidfd-twice", test_reaped_pidfd_twice);
   g_test_add_func ("/child-status/two-free-fds", test_two_free_fds);
   g_test_add_func ("/child-status/pid-namespace", test_pid_namespace);

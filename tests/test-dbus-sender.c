@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
  *
- * watch_dbus_sender_async on real D-Bus callers: a private dbus-daemon
- * or a GDBusServer, and client processes
+ * watch_dbus_sender_async on real D-Bus callers: a private message bus
+ * of each implementation installed (dbus-daemon, dbus-broker; started by
+ * procwatch-dbus-test-bus) or a GDBusServer, and client processes
  * (procwatch-dbus-test-client) that call this test's service. Each run
  * asserts which way the library found the caller: what the bus or the
- * kernel offers is probed here, and PROCWATCH_TEST_EXPECT_BUS_VIA /
+ * kernel offers is probed here, and PROCWATCH_TEST_EXPECT_VIA_DBUS_DAEMON,
+ * ..._DBUS_BROKER (from each bus's version) and
  * PROCWATCH_TEST_EXPECT_PEER_VIA (process-fd, process-id, peer-pidfd,
  * peer-cred), where set, say what it must be.
  */
@@ -34,25 +36,28 @@ static const char introspection_xml[] =
   "  </interface>"
   "</node>";
 
-/* A private bus. Not GTestDBus: with GLib 2.74, when a test fails, its
- * dbus-daemon and watcher process outlive the test and hold its output
- * open, so the test runner waits for its timeout. This daemon dies with
- * the test (PR_SET_PDEATHSIG) and never holds the test's output. */
-static const char bus_config[] =
-  "<busconfig>"
-  "  <type>session</type>"
-  "  <listen>unix:path=%s/bus</listen>"
-  "  <auth>EXTERNAL</auth>"
-  "  <policy context='default'>"
-  "    <allow send_destination='*' eavesdrop='true'/>"
-  "    <allow eavesdrop='true'/>"
-  "    <allow own='*'/>"
-  "  </policy>"
-  "</busconfig>";
-
+/* A message bus implementation, and which way it must tell callers
+ * (set by meson from its version). */
 typedef struct
 {
-  GSubprocess *daemon;
+  const char *name;
+  const char *expect_env;
+} BusKind;
+
+static const BusKind bus_kinds[] = {
+  { "dbus-daemon", "PROCWATCH_TEST_EXPECT_VIA_DBUS_DAEMON" },
+  { "dbus-broker", "PROCWATCH_TEST_EXPECT_VIA_DBUS_BROKER" },
+};
+
+/* A private bus (procwatch-dbus-test-bus), of either kind. Not GTestDBus:
+ * with GLib 2.74, when a test fails, its dbus-daemon and watcher process
+ * outlive the test and hold its output open, so the test runner waits for
+ * its timeout. This bus dies with the test (PR_SET_PDEATHSIG) and never
+ * holds the test's output. */
+typedef struct
+{
+  const BusKind *kind;
+  GSubprocess *process;
   char *dir;
   char *address;
 } TestBus;
@@ -66,45 +71,51 @@ die_with_parent (gpointer user_data)
 static char *read_client_line (GSubprocess *client);
 
 static TestBus *
-test_bus_up (void)
+test_bus_up (const BusKind *kind)
 {
   TestBus *bus = g_new0 (TestBus, 1);
+  const char *program = g_getenv ("PROCWATCH_TEST_DBUS_BUS");
   g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autofree char *config_path = NULL;
-  g_autofree char *config = NULL;
-  g_autofree char *config_arg = NULL;
   g_autoptr(GError) error = NULL;
 
+  g_assert_nonnull (program);
+  bus->kind = kind;
   bus->dir = g_dir_make_tmp ("procwatch-bus-XXXXXX", &error);
   g_assert_no_error (error);
-  config_path = g_build_filename (bus->dir, "bus.conf", NULL);
-  config = g_strdup_printf (bus_config, bus->dir);
-  g_file_set_contents (config_path, config, -1, &error);
-  g_assert_no_error (error);
-  config_arg = g_strdup_printf ("--config-file=%s", config_path);
 
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
   g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
-  bus->daemon = g_subprocess_launcher_spawn (launcher, &error, "dbus-daemon", config_arg,
-                                             "--nofork", "--print-address=1", NULL);
+  bus->process = g_subprocess_launcher_spawn (launcher, &error, program, kind->name, bus->dir,
+                                              NULL);
   g_assert_no_error (error);
-  bus->address = read_client_line (bus->daemon);
+  bus->address = read_client_line (bus->process);
+  g_test_message ("%s at %s", kind->name, bus->address);
 
   return bus;
 }
 
+/* Stops the bus and waits for it: none of its processes outlive it (the
+ * broker's launcher exits only once the broker has). */
 static void
 test_bus_down (TestBus *bus)
 {
   g_autofree char *socket_path = g_build_filename (bus->dir, "bus", NULL);
   g_autofree char *config_path = g_build_filename (bus->dir, "bus.conf", NULL);
+  g_autoptr(GError) error = NULL;
 
-  g_subprocess_send_signal (bus->daemon, SIGTERM);
-  g_subprocess_wait (bus->daemon, NULL, NULL);
-  g_object_unref (bus->daemon);
+  g_subprocess_send_signal (bus->process, SIGTERM);
+  g_subprocess_wait (bus->process, NULL, &error);
+  g_assert_no_error (error);
+  /* The broker's launcher exits 0 only once the broker has exited
+   * cleanly; dbus-daemon dies of the signal. */
+  if (g_str_equal (bus->kind->name, "dbus-broker"))
+    g_assert_true (g_subprocess_get_successful (bus->process));
+  else if (!g_subprocess_get_if_exited (bus->process))
+    g_assert_cmpint (g_subprocess_get_term_sig (bus->process), ==, SIGTERM);
+  g_clear_object (&bus->process);
   g_unlink (socket_path);
   g_unlink (config_path);
-  g_rmdir (bus->dir);
+  g_assert_no_errno (g_rmdir (bus->dir));
   g_free (bus->dir);
   g_free (bus->address);
   g_free (bus);
@@ -157,14 +168,15 @@ via_name (ProcwatchDBusSenderVia via)
 
 /* What the bus offers: whether it sends ProcessFD for our own name. */
 static const char *
-expected_bus_via (GDBusConnection *connection)
+expected_bus_via (GDBusConnection *connection,
+                  const BusKind   *kind)
 {
   g_autoptr(GVariant) reply = NULL;
   g_autoptr(GVariant) credentials = NULL;
   g_autoptr(GUnixFDList) fds = NULL;
   g_autoptr(GError) error = NULL;
   const char *probed;
-  const char *expected = g_getenv ("PROCWATCH_TEST_EXPECT_BUS_VIA");
+  const char *expected = g_getenv (kind->expect_env);
   gint32 handle;
 
   reply = g_dbus_connection_call_with_unix_fd_list_sync (connection, "org.freedesktop.DBus",
@@ -179,7 +191,7 @@ expected_bus_via (GDBusConnection *connection)
   g_assert_no_error (error);
   g_variant_get (reply, "(@a{sv})", &credentials);
   probed = g_variant_lookup (credentials, "ProcessFD", "h", &handle) ? "process-fd" : "process-id";
-  g_test_message ("the bus offers %s", probed);
+  g_test_message ("%s offers %s", kind->name, probed);
 
   if (expected != NULL)
     g_assert_cmpstr (probed, ==, expected);
@@ -303,7 +315,7 @@ bus_set_up (Fixture       *f,
   g_autoptr(GError) error = NULL;
 
   fixture_set_up (f);
-  f->bus = test_bus_up ();
+  f->bus = test_bus_up (data);
   f->connection = g_dbus_connection_new_for_address_sync (f->bus->address,
                                                           G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
                                                           G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
@@ -419,12 +431,12 @@ fixture_tear_down (Fixture       *f,
   if (f->server_dir != NULL)
     g_rmdir (f->server_dir);
   g_free (f->server_dir);
-  g_clear_pointer (&f->bus, test_bus_down);
   g_clear_object (&f->process);
   g_clear_error (&f->error);
   test_recorder_free (f->recorder);
   procwatch_process_monitor_close (f->monitor);
   g_object_unref (f->monitor);
+  g_clear_pointer (&f->bus, test_bus_down);
 }
 
 static const char *
@@ -504,6 +516,7 @@ assert_caller_watched (Fixture    *f,
 
   test_run_until (NULL, &f->watched);
   g_assert_no_error (f->error);
+  g_test_message ("the caller was found by %s", via_name (f->via));
   g_assert_cmpstr (via_name (f->via), ==, expected_via);
   g_assert_true (PROCWATCH_IS_PROCESS (f->process));
   g_assert_cmpint (procwatch_process_get_pid (f->process), ==, pid);
@@ -533,7 +546,7 @@ test_bus_caller (Fixture       *f,
   if (test_skip_without_pidfd ())
     return;
 
-  assert_caller_watched (f, expected_bus_via (f->connection));
+  assert_caller_watched (f, expected_bus_via (f->connection, f->bus->kind));
 }
 
 static void
@@ -875,22 +888,58 @@ test_example_sessions (Fixture       *f,
   g_assert_no_error (error);
 }
 
+static void
+test_no_bus (gconstpointer data)
+{
+  const char *name = data;
+
+  if (g_getenv ("PROCWATCH_TEST_REQUIRE_DBUS_BROKER") != NULL && g_str_equal (name, "dbus-broker"))
+    g_test_fail_printf ("no %s in PATH, and PROCWATCH_TEST_REQUIRE_DBUS_BROKER is set", name);
+  else
+    g_test_skip_printf ("no %s in PATH", name);
+}
+
+/* The cases on a message bus, once for each implementation: each is
+ * skipped where that one is not installed. */
+static void
+add_bus_tests (const BusKind *kind)
+{
+  static const struct
+  {
+    const char *name;
+    void (*func) (Fixture *f, gconstpointer data);
+  } cases[] = {
+    { "caller", test_bus_caller },
+    { "disconnected", test_bus_disconnected },
+    { "closed-and-cancelled", test_bus_closed_and_cancelled },
+    { "example-sessions", test_example_sessions },
+  };
+  g_autofree char *program = g_find_program_in_path (kind->name);
+  gsize i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/dbus-sender/%s/%s", kind->name, cases[i].name);
+
+      if (program != NULL)
+        g_test_add (path, Fixture, kind, bus_set_up, cases[i].func, fixture_tear_down);
+      else
+        g_test_add_data_func (path, kind->name, test_no_bus);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
 {
+  gsize i;
+
   test_init (&argc, &argv);
 
-  g_test_add ("/dbus-sender/bus/caller", Fixture, NULL,
-              bus_set_up, test_bus_caller, fixture_tear_down);
-  g_test_add ("/dbus-sender/bus/disconnected", Fixture, NULL,
-              bus_set_up, test_bus_disconnected, fixture_tear_down);
-  g_test_add ("/dbus-sender/bus/closed-and-cancelled", Fixture, NULL,
-              bus_set_up, test_bus_closed_and_cancelled, fixture_tear_down);
+  for (i = 0; i < G_N_ELEMENTS (bus_kinds); i++)
+    add_bus_tests (&bus_kinds[i]);
   g_test_add ("/dbus-sender/bus/without-pids", Fixture, NULL,
               peer_set_up, test_bus_without_pids, fixture_tear_down);
-  g_test_add ("/dbus-sender/example/sessions", Fixture, NULL,
-              bus_set_up, test_example_sessions, fixture_tear_down);
   g_test_add ("/dbus-sender/peer/caller", Fixture, NULL,
               peer_set_up, test_peer_caller, fixture_tear_down);
   g_test_add ("/dbus-sender/peer/not-unix", Fixture, "tcp:host=127.0.0.1",

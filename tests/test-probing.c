@@ -246,7 +246,7 @@ check_random_operations (gint64 start)
       if (i % 7 == 0)
         {
           probes[i].backoff_only = TRUE;
-          probes[i].max_interval = 5000 * MS;
+          probes[i].max_interval_ms = 5000;
         }
     }
 

@@ -337,6 +337,42 @@ test_name (Fixture       *fixture,
   assert_name (process, TARGET_NAME);
 }
 
+/* A comm of the full 15 bytes, and one that only fits once made valid
+ * UTF-8 (each stray byte becomes a 3-byte U+FFFD): both names are whole,
+ * and stay so after the monitor is gone. */
+static void
+test_name_lengths (void)
+{
+  const char *names[] = { "fifteen-bytes-x", "\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8" };
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  ProcwatchProcess *processes[G_N_ELEMENTS (names)];
+  char *expected[G_N_ELEMENTS (names)];
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autoptr(TestProcess) target = spawn_named (TEST_PROCESS_CHILD, names[i]);
+      g_autofree char *comm = read_comm (test_process_get_pid (target));
+
+      expected[i] = g_utf8_make_valid (comm, -1);
+      processes[i] = watch_pid (monitor, test_process_get_pid (target));
+      assert_name (processes[i], expected[i]);
+      test_process_kill (target, SIGKILL);
+      test_process_reap (target);
+    }
+
+  g_assert_cmpuint (strlen (expected[0]), ==, 15);
+  g_assert_cmpuint (strlen (expected[1]), >, 15);
+
+  g_clear_object (&monitor);
+  for (i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      assert_name (processes[i], expected[i]);
+      g_object_unref (processes[i]);
+      g_free (expected[i]);
+    }
+}
+
 /* Records the names of the properties notified, in order. */
 static void
 on_notify (GObject    *object,
@@ -1853,6 +1889,7 @@ main (int   argc,
 
   add_for_each_kind ("inode", test_inode);
   add_for_each_kind ("name", test_name);
+  g_test_add_func ("/handle/name-lengths", test_name_lengths);
   add_for_each_kind ("status-exit", test_status_exit);
   add_for_each_kind ("status-signal", test_status_signal);
   add_for_each_kind ("dup-pidfd", test_dup_pidfd);

@@ -2,8 +2,9 @@
 // SPDX-FileCopyrightText: 2026 The gio-procwatch authors
 //
 // watch_dbus_sender_async() from GJS: a D-Bus service in the test process,
-// on a private dbus-daemon the test starts, watches a real caller
-// (procwatch-dbus-test-client) until it exits.
+// on a private message bus the test starts (dbus-daemon, and dbus-broker
+// where it is installed; procwatch-dbus-test-bus starts either), watches a
+// real caller (procwatch-dbus-test-client) until it exits.
 
 import GLib from 'gi://GLib';
 import Gio from 'gi://Gio';
@@ -17,17 +18,7 @@ Gio._promisify(Procwatch.ProcessMonitor.prototype, 'watch_dbus_sender_async',
     'watch_dbus_sender_finish');
 
 const CLIENT = GLib.getenv('PROCWATCH_TEST_DBUS_CLIENT');
-
-const BUS_CONFIG = dir => `<busconfig>
-  <type>session</type>
-  <listen>unix:path=${dir}/bus</listen>
-  <auth>EXTERNAL</auth>
-  <policy context='default'>
-    <allow send_destination='*' eavesdrop='true'/>
-    <allow eavesdrop='true'/>
-    <allow own='*'/>
-  </policy>
-</busconfig>`;
+const BUS = GLib.getenv('PROCWATCH_TEST_DBUS_BUS');
 
 const INTERFACE = `<node>
   <interface name='org.gioprocwatch.Test'>
@@ -49,15 +40,22 @@ async function readLine(subprocess) {
     return new TextDecoder().decode(line);
 }
 
-// A private bus, this process's connection to it, and a service on it
-// that answers Hello and keeps each call's sender; stopped by close().
-async function startBus() {
-    if (CLIENT === null || GLib.find_program_in_path('dbus-daemon') === null)
-        throw new Skip('needs dbus-daemon and the test client');
+// A private bus of @implementation, this process's connection to it, and a
+// service on it that answers Hello and keeps each call's sender; stopped by
+// close(). dbus-broker is not required: without it, its cases skip, unless
+// PROCWATCH_TEST_REQUIRE_DBUS_BROKER is set (CI).
+async function startBus(implementation) {
+    if (CLIENT === null || BUS === null)
+        throw new Skip('needs the test client and bus');
+    if (GLib.find_program_in_path(implementation) === null) {
+        if (implementation === 'dbus-broker' &&
+            GLib.getenv('PROCWATCH_TEST_REQUIRE_DBUS_BROKER') !== null)
+            throw new Error(
+                'no dbus-broker in PATH, and PROCWATCH_TEST_REQUIRE_DBUS_BROKER is set');
+        throw new Skip(`no ${implementation} in PATH`);
+    }
     const dir = GLib.dir_make_tmp('procwatch-bus-XXXXXX');
-    GLib.file_set_contents(`${dir}/bus.conf`, BUS_CONFIG(dir));
-    const daemon = Gio.Subprocess.new(['dbus-daemon', `--config-file=${dir}/bus.conf`,
-        '--nofork', '--print-address=1'], Gio.SubprocessFlags.STDOUT_PIPE);
+    const daemon = Gio.Subprocess.new([BUS, implementation, dir], Gio.SubprocessFlags.STDOUT_PIPE);
     const address = (await readLine(daemon)).trim();
     const connection = Gio.DBusConnection.new_for_address_sync(address,
         Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
@@ -87,8 +85,9 @@ async function startBus() {
         async close() {
             service.unexport();
             connection.close_sync(null);
-            daemon.force_exit();
+            daemon.send_signal(15);
             await withTimeout(daemon.wait_async(null), 'the bus');
+            // dbus-daemon's configuration; the broker has none.
             GLib.unlink(`${dir}/bus.conf`);
             GLib.unlink(`${dir}/bus`);
             GLib.rmdir(dir);
@@ -101,56 +100,60 @@ function spawnCaller(bus) {
         Gio.SubprocessFlags.STDIN_PIPE | Gio.SubprocessFlags.STDOUT_PIPE);
 }
 
-test('await watch_dbus_sender_async, then "exited"', async ({monitor, recorder}) => {
-    const bus = await startBus();
-    try {
-        const caller = spawnCaller(bus);
-        const {sender, pid} = await bus.firstCall();
-        assertEqual(await readLine(caller), 'called', 'the caller');
-        assertEqual(String(pid), caller.get_identifier(), 'the caller\'s pid');
+for (const implementation of ['dbus-daemon', 'dbus-broker']) {
+    test(`${implementation}: await watch_dbus_sender_async, then "exited"`,
+        async ({monitor, recorder}) => {
+        const bus = await startBus(implementation);
+        try {
+            const caller = spawnCaller(bus);
+            const {sender, pid} = await bus.firstCall();
+            assertEqual(await readLine(caller), 'called', 'the caller');
+            assertEqual(String(pid), caller.get_identifier(), 'the caller\'s pid');
 
-        const process = await withTimeout(
-            monitor.watch_dbus_sender_async(bus.connection, sender, null), 'the watch');
-        assertEqual(process.get_pid(), pid, 'pid');
-        assertEqual(process.state, Procwatch.ProcessState.RUNNING, 'running');
+            const process = await withTimeout(
+                monitor.watch_dbus_sender_async(bus.connection, sender, null), 'the watch');
+            assertEqual(process.get_pid(), pid, 'pid');
+            assertEqual(process.state, Procwatch.ProcessState.RUNNING, 'running');
 
-        caller.get_stdin_pipe().close(null);
-        const exited = await recorder.waitFor(pid, 'exited');
-        assert(exited.process === process, 'the watched process');
-        await withTimeout(caller.wait_async(null), 'the caller');
-        assertEqual(caller.get_exit_status(), 0, 'the caller\'s status');
-    } finally {
-        await bus.close();
-    }
-});
+            caller.get_stdin_pipe().close(null);
+            const exited = await recorder.waitFor(pid, 'exited');
+            assert(exited.process === process, 'the watched process');
+            await withTimeout(caller.wait_async(null), 'the caller');
+            assertEqual(caller.get_exit_status(), 0, 'the caller\'s status');
+        } finally {
+            await bus.close();
+        }
+    });
 
-test('a caller gone from the bus: NAME_HAS_NO_OWNER', async ({monitor}) => {
-    const bus = await startBus();
-    try {
-        const caller = spawnCaller(bus);
-        const {sender} = await bus.firstCall();
-        assertEqual(await readLine(caller), 'called', 'the caller');
+    test(`${implementation}: a caller gone from the bus: NAME_HAS_NO_OWNER`, async ({monitor}) => {
+        const bus = await startBus(implementation);
+        try {
+            const caller = spawnCaller(bus);
+            const {sender} = await bus.firstCall();
+            assertEqual(await readLine(caller), 'called', 'the caller');
 
-        // The bus, not only the test, has to know the caller is gone.
-        const vanished = new Promise(resolve => {
-            const watch = Gio.bus_watch_name_on_connection(bus.connection, sender,
-                Gio.BusNameWatcherFlags.NONE, null, () => {
-                    Gio.bus_unwatch_name(watch);
-                    resolve();
-                });
-        });
-        caller.get_stdin_pipe().close(null);
-        await withTimeout(vanished, `${sender} to leave the bus`);
+            // The bus, not only the test, has to know the caller is gone.
+            const vanished = new Promise(resolve => {
+                const watch = Gio.bus_watch_name_on_connection(bus.connection, sender,
+                    Gio.BusNameWatcherFlags.NONE, null, () => {
+                        Gio.bus_unwatch_name(watch);
+                        resolve();
+                    });
+            });
+            caller.get_stdin_pipe().close(null);
+            await withTimeout(vanished, `${sender} to leave the bus`);
 
-        const error = await rejection(monitor.watch_dbus_sender_async(bus.connection, sender, null));
-        assert(error instanceof GLib.Error, `a GLib.Error, not ${error}`);
-        assert(error.matches(Gio.DBusError, Gio.DBusError.NAME_HAS_NO_OWNER),
-            `NAME_HAS_NO_OWNER, not ${error.message}`);
-        assertEqual(monitor.get_n_items(), 0, 'nothing watched');
-        await withTimeout(caller.wait_async(null), 'the caller');
-    } finally {
-        await bus.close();
-    }
-});
+            const error = await rejection(
+                monitor.watch_dbus_sender_async(bus.connection, sender, null));
+            assert(error instanceof GLib.Error, `a GLib.Error, not ${error}`);
+            assert(error.matches(Gio.DBusError, Gio.DBusError.NAME_HAS_NO_OWNER),
+                `NAME_HAS_NO_OWNER, not ${error.message}`);
+            assertEqual(monitor.get_n_items(), 0, 'nothing watched');
+            await withTimeout(caller.wait_async(null), 'the caller');
+        } finally {
+            await bus.close();
+        }
+    });
+}
 
 await run();

@@ -11,19 +11,6 @@ import stat
 import subprocess
 import tempfile
 
-BUS_CONFIG = """<busconfig>
-  <type>session</type>
-  <listen>unix:path={dir}/bus</listen>
-  <auth>EXTERNAL</auth>
-  <policy context='default'>
-    <allow send_destination='*' eavesdrop='true'/>
-    <allow eavesdrop='true'/>
-    <allow own='*'/>
-  </policy>
-</busconfig>
-"""
-
-
 
 def reachable_by_others(path):
     """Whether a user other than the owner can reach @path: every directory
@@ -55,18 +42,20 @@ def cgroup2_mount():
 
 
 @contextlib.contextmanager
-def private_bus():
-    """A dbus-daemon of our own, for the block: yields its address."""
+def private_bus(implementation='dbus-daemon'):
+    """A message bus of our own, for the block: yields its address. It is
+    started by procwatch-dbus-test-bus (PROCWATCH_TEST_DBUS_BUS), which runs
+    either implementation, dbus-daemon or dbus-broker, and stops it at the
+    end of the block, its processes waited for."""
     directory = tempfile.mkdtemp(prefix='procwatch-bus-')
-    config = os.path.join(directory, 'bus.conf')
-    with open(config, 'w') as file:
-        file.write(BUS_CONFIG.format(dir=directory))
-    daemon = subprocess.Popen(['dbus-daemon', f'--config-file={config}', '--nofork',
-                               '--print-address=1'], stdout=subprocess.PIPE, text=True)
+    bus = subprocess.Popen([os.environ['PROCWATCH_TEST_DBUS_BUS'], implementation, directory],
+                           stdout=subprocess.PIPE, text=True)
     try:
-        yield daemon.stdout.readline().strip()
+        address = bus.stdout.readline().strip()
+        assert address, f'{implementation} did not start'
+        yield address
     finally:
-        daemon.kill()
-        daemon.wait()
-        daemon.stdout.close()
+        bus.terminate()
+        bus.wait()
+        bus.stdout.close()
         shutil.rmtree(directory)

@@ -2,8 +2,9 @@
 # SPDX-FileCopyrightText: 2026 The gio-procwatch authors
 #
 # watch_dbus_sender_async() from Python: a D-Bus service in the test process,
-# on a private dbus-daemon the test starts, watches the process of a real
-# caller (procwatch-dbus-test-client) until it exits.
+# on a private message bus the test starts (dbus-daemon, and dbus-broker
+# where it is installed), watches the process of a real caller
+# (procwatch-dbus-test-client) until it exits.
 
 import os
 import shutil
@@ -29,14 +30,25 @@ INTROSPECTION = Gio.DBusNodeInfo.new_for_xml("""<node>
   </interface>
 </node>""")
 
-pytestmark = pytest.mark.skipif(shutil.which('dbus-daemon') is None or CLIENT is None,
-                                reason='needs dbus-daemon and the test client')
+pytestmark = pytest.mark.skipif(CLIENT is None, reason='needs the test client')
+
+
+@pytest.fixture(params=['dbus-daemon', 'dbus-broker'])
+def implementation(request):
+    """Each message bus implementation. dbus-broker is not required:
+    without it, its cases skip, unless PROCWATCH_TEST_REQUIRE_DBUS_BROKER is
+    set (CI)."""
+    if shutil.which(request.param) is None:
+        if request.param == 'dbus-broker' and os.environ.get('PROCWATCH_TEST_REQUIRE_DBUS_BROKER'):
+            pytest.fail('no dbus-broker in PATH, and PROCWATCH_TEST_REQUIRE_DBUS_BROKER is set')
+        pytest.skip(f'no {request.param} in PATH')
+    return request.param
 
 
 @pytest.fixture
-def bus():
+def bus(implementation):
     """A private message bus, and this process's connection to it."""
-    with private_bus() as address:
+    with private_bus(implementation) as address:
         connection = Gio.DBusConnection.new_for_address_sync(
             address,
             Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT
@@ -44,6 +56,27 @@ def bus():
             None, None)
         yield address, connection
         connection.close_sync(None)
+
+
+def test_bus_offers_the_expected_way(implementation, bus):
+    """What the bus sends in GetConnectionCredentials is what its version
+    promises (meson's PROCWATCH_TEST_EXPECT_VIA_*): ProcessFD since
+    dbus-daemon 1.16 and dbus-broker 34, else only ProcessID."""
+    _address, connection = bus
+    reply, fds = connection.call_with_unix_fd_list_sync(
+        'org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
+        'GetConnectionCredentials', GLib.Variant('(s)', (connection.get_unique_name(),)),
+        GLib.VariantType('(a{sv})'), Gio.DBusCallFlags.NONE, -1, None, None)
+    credentials = reply.unpack()[0]
+    offered = 'process-fd' if 'ProcessFD' in credentials else 'process-id'
+    assert credentials['ProcessID'] == os.getpid()
+    variable = 'PROCWATCH_TEST_EXPECT_VIA_' + implementation.upper().replace('-', '_')
+    expected = os.environ.get(variable)
+    assert expected is not None, f'meson found no {implementation}'
+    assert offered == expected
+    if fds is not None:
+        for fd in fds.steal_fds():
+            os.close(fd)
 
 
 class Service:

@@ -154,14 +154,37 @@ def run(*args, timeout=DEADLINE, wrapper=()):
             proc.stderr.decode('utf-8', 'surrogateescape'))
 
 
+def wait_for_exec_name(proc, program):
+    """Returns once PROC's comm is PROGRAM's: Popen returns when exec(2) has closed the
+    close-on-exec fds, and the kernel renames the task only after that, so a tool reading
+    the name at once could still see Python's. The kernel gives no event for the rename;
+    it follows within the same exec call, so yielding the CPU until it shows is enough."""
+    expected = program[:15]
+    deadline = time.monotonic() + DEADLINE
+    while time.monotonic() < deadline:
+        try:
+            with open('/proc/%d/comm' % proc.pid) as comm:
+                if comm.read().rstrip('\n') == expected:
+                    return
+        except FileNotFoundError:
+            return
+        if proc.poll() is not None:
+            return
+        os.sched_yield()
+    raise AssertionError('%s (pid %d) never took its name' % (program, proc.pid))
+
+
 @pytest.fixture
 def procs():
     """Starts processes that wait on their stdin; kills and reaps leftovers."""
     started = []
 
     def spawn(argv=None, **kwargs):
-        proc = subprocess.Popen(argv or ['sleep', '300'], **kwargs)
+        argv = argv or ['sleep', '300']
+        proc = subprocess.Popen(argv, **kwargs)
         started.append(proc)
+        if argv[0] != sys.executable:  # Python's name is the same before and after exec
+            wait_for_exec_name(proc, os.path.basename(argv[0]))
         return proc
 
     yield spawn
