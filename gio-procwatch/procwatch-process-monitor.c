@@ -281,8 +281,9 @@ unlink_watch (ProcwatchProcessMonitor *self,
  * dispatch) the handle is released by release_reaped_handles () once the
  * dispatch has emitted its signals: EPOLL_CTL_DEL and close () cost the
  * more, the bigger the epoll set and the fd table are (a few microseconds
- * at 10,000 watched processes), and nothing needs them before. Until then
- * the fd stays open, so no new watch gets its number. */
+ * at 10,000 watched processes), and nothing needs them before, unless a
+ * handler starts a new watch (prepare_watch ()). Until then the fd stays
+ * open, so no new watch gets its number. */
 static void
 stop_watch_full (ProcwatchProcessMonitor *self,
                  ProcwatchWatch          *watch,
@@ -750,6 +751,23 @@ ensure_source (ProcwatchProcessMonitor  *self,
   return TRUE;
 }
 
+/* Every new watch starts here. A handler that watches during a dispatch (a
+ * "reaped" handler restarting a service) must not find the fd table fuller
+ * than before that dispatch: the handles of the processes it has reaped are
+ * released now rather than at its end, which is safe (no handler runs). */
+static gboolean
+prepare_watch (ProcwatchProcessMonitor  *self,
+               GError                  **error)
+{
+  if (!ensure_source (self, error))
+    return FALSE;
+
+  if (self->reaped_handles->len > 0)
+    release_reaped_handles (self);
+
+  return TRUE;
+}
+
 /* Takes @handle. Returns a reference to the watch of the process it refers
  * to: an existing one if the process is watched already, else a new one.
  * The reference is the caller's: a handler of "items-changed" may stop
@@ -817,7 +835,7 @@ open_pid (ProcwatchProcessMonitor  *self,
       return FALSE;
     }
 
-  return ensure_source (self, error) &&
+  return prepare_watch (self, error) &&
          self->backend->open_pid (self->backend, pid, handle, error);
 }
 
@@ -1225,7 +1243,7 @@ procwatch_process_monitor_watch_pidfd (ProcwatchProcessMonitor  *self,
   g_return_val_if_fail (PROCWATCH_IS_PROCESS_MONITOR (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!ensure_source (self, error) ||
+  if (!prepare_watch (self, error) ||
       !self->backend->open_pidfd (self->backend, pidfd, &handle, error))
     return NULL;
 
@@ -1776,7 +1794,7 @@ procwatch_process_monitor_watch_cgroup (ProcwatchProcessMonitor  *self,
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!ensure_source (self, error) ||
+  if (!prepare_watch (self, error) ||
       !procwatch_source_ensure_epoll (self->source, error) ||
       (mounts = procwatch_cgroup_read_mounts (error)) == NULL ||
       !procwatch_cgroup_resolve (mounts, path, &relative, &absolute, error))

@@ -1002,6 +1002,89 @@ test_out_of_fds (Fixture       *fixture,
   test_run_until_count (NULL, &fixture->recorder->n_reaped, 2);
 }
 
+typedef struct
+{
+  ProcwatchProcessMonitor *monitor;
+  GPid next_pid;
+  ProcwatchProcess *next;
+  GError *error;
+  gboolean done;
+} WatchOnReaped;
+
+static void
+watch_next_on_reaped (ProcwatchProcessMonitor *monitor,
+                      ProcwatchProcess        *process,
+                      WatchOnReaped           *state)
+{
+  if (state->done)
+    return;
+
+  state->next = procwatch_process_monitor_watch_pid (monitor, state->next_pid, &state->error);
+  state->done = TRUE;
+}
+
+/* A "reaped" handler that starts the next watch (a supervisor restarting a
+ * service) has the fd of the process it was told about back, even when the
+ * table was full: the monitor gives it up before the new watch opens one. */
+static void
+test_watch_in_reaped_handler_at_fd_limit (Fixture       *fixture,
+                                          gconstpointer  data)
+{
+  g_autoptr(TestProcess) next = test_process_spawn (TEST_PROCESS_CHILD);
+  g_autoptr(ProcwatchProcess) process = NULL;
+  g_autoptr(GArray) fillers = g_array_new (FALSE, FALSE, sizeof (int));
+  g_autoptr(GError) error = NULL;
+  WatchOnReaped state = { 0 };
+  struct rlimit saved;
+  struct rlimit lowered;
+  gulong handler;
+  guint i;
+  int fd;
+
+  /* It opens the /proc directory, then the stat file in it: one fd more than
+   * a reap gives back, for a moment. */
+  if (g_strcmp0 (procwatch_process_monitor_get_backend (fixture->monitor), "poll") == 0)
+    {
+      g_test_skip ("the poll backend needs two fds at once to start a watch");
+      return;
+    }
+
+  process = procwatch_process_monitor_watch_pid (fixture->monitor, fixture->pid, &error);
+  g_assert_no_error (error);
+  state.next_pid = test_process_get_pid (next);
+  handler = g_signal_connect (fixture->monitor, "reaped", G_CALLBACK (watch_next_on_reaped),
+                              &state);
+
+  /* Every fd below the lowered limit is taken. */
+  g_assert_no_errno (getrlimit (RLIMIT_NOFILE, &saved));
+  lowered = saved;
+  lowered.rlim_cur = test_count_open_fds () + 16;
+  g_assert_no_errno (setrlimit (RLIMIT_NOFILE, &lowered));
+  while ((fd = open ("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+    g_array_append_val (fillers, fd);
+  g_assert_cmpint (errno, ==, EMFILE);
+
+  test_process_exit (fixture->target, 0);
+  test_process_reap (fixture->target);
+  test_run_until (NULL, &state.done);
+
+  for (i = 0; i < fillers->len; i++)
+    close (g_array_index (fillers, int, i));
+  g_assert_no_errno (setrlimit (RLIMIT_NOFILE, &saved));
+  g_signal_handler_disconnect (fixture->monitor, handler);
+
+  g_assert_no_error (state.error);
+  g_assert_nonnull (state.next);
+  g_assert_cmpint (procwatch_process_get_pid (state.next), ==, state.next_pid);
+
+  /* The new watch works: its process is reported in turn. */
+  test_process_exit (next, 0);
+  test_process_reap (next);
+  test_run_until_count (NULL, &fixture->recorder->n_reaped, 2);
+  g_assert_cmpint (procwatch_process_get_state (state.next), ==, PROCWATCH_PROCESS_STATE_REAPED);
+  g_object_unref (state.next);
+}
+
 static void
 test_coexists_with_child_watch (Fixture       *fixture,
                                 gconstpointer  data)
@@ -1101,6 +1184,8 @@ main (int   argc,
   add_test ("/monitor/errors", TEST_PROCESS_CHILD, test_fixture_set_up_target, test_errors);
   add_test ("/monitor/thread", TEST_PROCESS_CHILD, test_fixture_set_up, test_thread);
   add_test ("/monitor/out-of-fds", TEST_PROCESS_GRANDCHILD, test_fixture_set_up_target, test_out_of_fds);
+  add_test ("/monitor/child/watch-in-reaped-handler-at-fd-limit", TEST_PROCESS_CHILD,
+            test_fixture_set_up_target, test_watch_in_reaped_handler_at_fd_limit);
   add_test ("/monitor/child/coexists-with-gsubprocess", TEST_PROCESS_CHILD, test_fixture_set_up,
             test_coexists_with_child_watch);
 
