@@ -33,12 +33,6 @@ struct _ProcwatchCgroupWatch
   gboolean watched;
 };
 
-/* Times cgroup.events was read for an epoll event, for tests that hold the
- * cost of a dispatch independent of the number of cgroups watched. */
-extern guint procwatch_cgroup_debug_event_reads;
-/* Times an empty cgroup was read by its probe, for tests of the backoff. */
-extern guint procwatch_cgroup_debug_probe_reads;
-
 ProcwatchCgroupWatch *procwatch_cgroup_watch_new     (gpointer              owner,
                                                       const char           *path,
                                                       guint64               id,
@@ -50,9 +44,8 @@ void                  procwatch_cgroup_watch_stopped (ProcwatchCgroupWatch *watc
                                                       const char           *reason);
 
 ProcwatchCgroupWatch *procwatch_cgroup_get_watch     (ProcwatchCgroup      *self);
-void                  procwatch_cgroup_set_populated (ProcwatchCgroup      *self,
+GParamSpec           *procwatch_cgroup_set_populated (ProcwatchCgroup      *self,
                                                       gboolean              populated);
-gboolean              procwatch_cgroup_complete_waits (ProcwatchCgroup     *self,
-                                                      gboolean             *alive);
+GTask                *procwatch_cgroup_pop_wait      (ProcwatchCgroup      *self);
 
 G_END_DECLS

@@ -58,8 +58,6 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 
-guint procwatch_cgroup_debug_event_reads;
-guint procwatch_cgroup_debug_probe_reads;
 
 G_DEFINE_FINAL_TYPE (ProcwatchCgroup, procwatch_cgroup, G_TYPE_OBJECT)
 
@@ -223,24 +221,25 @@ procwatch_cgroup_get_watch (ProcwatchCgroup *self)
   return self->watch;
 }
 
-void
+/* A silent store: returns the property if it changed, for the dispatch to
+ * notify. */
+GParamSpec *
 procwatch_cgroup_set_populated (ProcwatchCgroup *self,
                                 gboolean         populated)
 {
   if (self->populated == !!populated)
-    return;
+    return NULL;
 
   self->populated = !!populated;
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_POPULATED]);
+  return properties[PROP_POPULATED];
 }
 
-/* From a dispatch, once the cgroup has been seen empty. Returns false,
- * leaving the rest, if a callback disposed the monitor (*@alive false). */
-gboolean
-procwatch_cgroup_complete_waits (ProcwatchCgroup *self,
-                                 gboolean        *alive)
+/* The oldest wait, for the dispatch to complete once the cgroup has been
+ * seen empty; NULL when there is none. */
+GTask *
+procwatch_cgroup_pop_wait (ProcwatchCgroup *self)
 {
-  return procwatch_waits_complete (&self->waits, G_OBJECT (self), alive);
+  return procwatch_waits_pop (&self->waits);
 }
 
 /**

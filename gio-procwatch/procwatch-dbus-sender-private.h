@@ -35,10 +35,12 @@ int                    procwatch_dbus_sender_open_pidfd_finish (GAsyncResult    
                                                                 ProcwatchDBusSenderVia *via,
                                                                 GError             **error);
 
+#ifdef PROCWATCH_TEST_SEAM
 /* The way recorded on the monitor's task of a watch_dbus_sender_async call,
  * read back by tests from the GAsyncResult their callback receives. */
 void                   procwatch_dbus_sender_set_via           (GTask               *task,
                                                                 ProcwatchDBusSenderVia via);
 ProcwatchDBusSenderVia procwatch_dbus_sender_get_via           (GAsyncResult        *result);
+#endif
 
 G_END_DECLS

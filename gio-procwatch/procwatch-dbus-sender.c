@@ -33,6 +33,7 @@ lookup_free (Lookup *lookup)
   g_free (lookup);
 }
 
+#ifdef PROCWATCH_TEST_SEAM
 static GQuark
 via_quark (void)
 {
@@ -51,6 +52,7 @@ procwatch_dbus_sender_get_via (GAsyncResult *result)
 {
   return GPOINTER_TO_INT (g_object_get_qdata (G_OBJECT (result), via_quark ()));
 }
+#endif
 
 static void
 return_pidfd (GTask                  *task,

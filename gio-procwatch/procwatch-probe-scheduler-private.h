@@ -52,8 +52,10 @@ void                     procwatch_probe_unschedule         (ProcwatchProbeSched
 void                     procwatch_probe_scheduler_take_due (ProcwatchProbeScheduler *self,
                                                              GPtrArray               *due);
 void                     procwatch_probe_scheduler_update_timer (ProcwatchProbeScheduler *self);
+#ifdef PROCWATCH_TEST_SEAM
 void                     procwatch_probe_scheduler_set_fake_time (ProcwatchProbeScheduler *self,
                                                                   gint64                   time_us);
+#endif
 
 static inline gboolean
 procwatch_probe_is_scheduled (const ProcwatchProbe *probe)

@@ -49,7 +49,9 @@ struct _ProcwatchProbeScheduler
   guint n_young;
   guint32 cursor;           /* the first tick not yet taken */
   gint64 ready_time;        /* what the source's timer is set to, -1: none */
-  gint64 fake_now;          /* tests: the time, if not 0 */
+#ifdef PROCWATCH_TEST_SEAM
+  gint64 fake_now;          /* the time, if not 0 */
+#endif
 
   guint64 used[N_WORDS];    /* which slots hold probes */
   ProcwatchProbe *slots[N_SLOTS];
@@ -58,7 +60,11 @@ struct _ProcwatchProbeScheduler
 static inline gint64
 now_us (ProcwatchProbeScheduler *self)
 {
-  return self->fake_now != 0 ? self->fake_now : g_get_monotonic_time ();
+#ifdef PROCWATCH_TEST_SEAM
+  if (self->fake_now != 0)
+    return self->fake_now;
+#endif
+  return g_get_monotonic_time ();
 }
 
 static inline guint32
@@ -102,7 +108,8 @@ procwatch_probe_scheduler_free (ProcwatchProbeScheduler *self)
   g_free (self);
 }
 
-/* Tests: freezes the scheduler's clock at @time_us (0: the real clock). */
+#ifdef PROCWATCH_TEST_SEAM
+/* Freezes the scheduler's clock at @time_us (0: the real clock). */
 void
 procwatch_probe_scheduler_set_fake_time (ProcwatchProbeScheduler *self,
                                          gint64                   time_us)
@@ -111,6 +118,7 @@ procwatch_probe_scheduler_set_fake_time (ProcwatchProbeScheduler *self,
   if (self->n_scheduled == 0)
     self->cursor = tick_of (now_us (self));
 }
+#endif
 
 static void
 set_ready_time (ProcwatchProbeScheduler *self,

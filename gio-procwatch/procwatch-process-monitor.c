@@ -9,17 +9,13 @@
 
 #include <glib/gstdio.h>
 
-#include "procwatch-i18n-private.h"
-#include "procwatch-backend-private.h"
 #include "procwatch-cgroup-files-private.h"
-#include "procwatch-cgroup-private.h"
 #include "procwatch-dbus-sender-private.h"
-#include "procwatch-item-list-private.h"
-#include "procwatch-probe-scheduler-private.h"
+#include "procwatch-dispatch-private.h"
+#include "procwatch-i18n-private.h"
 #include "procwatch-process-monitor.h"
 #include "procwatch-process-private.h"
-#include "procwatch-source-private.h"
-#include "procwatch-watch-private.h"
+#include "procwatch-watch-set-private.h"
 
 /**
  * ProcwatchProcessMonitor:
@@ -97,42 +93,10 @@ struct _ProcwatchProcessMonitor
 {
   GObject parent_instance;
 
-  const ProcwatchBackend *backend;
+  /* Everything watched, and the source that watches it. */
+  ProcwatchWatchSet set;
+
   GMainContext *context;
-  GSource *source;
-
-  /* GPid → the newest ProcwatchWatch with that pid; each watch in a chain
-   * holds a reference of its own, given up by stop_watch(). */
-  GHashTable *watches;
-
-  /* The list model: every watched process in the order it was first
-   * watched; finding the position of a watch that leaves costs O(log n). */
-  ProcwatchItemList *items;
-
-  /* With the source: both exist once something has been watched. */
-  ProcwatchProbeScheduler *probes;
-
-  /* cgroup id → its ProcwatchCgroupWatch, holding a reference given up
-   * by stop_cgroup(). */
-  GHashTable *cgroups;
-
-  /* Watches (processes and cgroups: ProcwatchSourceEntry) dropped while
-   * epoll refused to let go of their handle. */
-  GPtrArray *lingering;
-
-  /* Watches of processes reaped in the dispatch under way, their handles
-   * still open and in the epoll set until its emissions are done. */
-  GPtrArray *reaped_handles;
-
-  /* Shared with dispatches under way: false once the monitor is closed. */
-  gboolean *alive;
-
-  /* Closed or disposed: watch calls fail, the handles are closed. */
-  gboolean closed;
-
-  /* The process that created the monitor: in any other (a child forked
-   * without exec), its copy shares the epoll set and must leave it be. */
-  pid_t creator_pid;
 };
 
 enum {
@@ -150,7 +114,6 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
-static guint items_changed_signal;
 
 static void procwatch_process_monitor_list_model_init (GListModelInterface *iface);
 
@@ -158,614 +121,21 @@ G_DEFINE_FINAL_TYPE_WITH_CODE (ProcwatchProcessMonitor, procwatch_process_monito
                                G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL,
                                                       procwatch_process_monitor_list_model_init))
 
+/* Every new watch starts here. */
 static gboolean
-is_alive (gboolean *alive)
+prepare_watch (ProcwatchProcessMonitor  *self,
+               GError                  **error)
 {
-  return *alive;
-}
-
-/* What epoll and the probe scheduler hand back is a process watch or a
- * cgroup watch, told apart by their common first member. */
-static ProcwatchSourceEntry *
-entry_ref (ProcwatchSourceEntry *entry)
-{
-  if (entry->kind == PROCWATCH_SOURCE_ENTRY_CGROUP)
-    procwatch_cgroup_watch_ref ((ProcwatchCgroupWatch *) entry);
-  else
-    procwatch_watch_ref ((ProcwatchWatch *) entry);
-  return entry;
-}
-
-static void
-entry_unref (ProcwatchSourceEntry *entry)
-{
-  if (entry->kind == PROCWATCH_SOURCE_ENTRY_CGROUP)
-    procwatch_cgroup_watch_unref ((ProcwatchCgroupWatch *) entry);
-  else
-    procwatch_watch_unref ((ProcwatchWatch *) entry);
-}
-
-static int
-entry_get_fd (ProcwatchSourceEntry *entry)
-{
-  if (entry->kind == PROCWATCH_SOURCE_ENTRY_CGROUP)
-    return ((ProcwatchCgroupWatch *) entry)->fd;
-  return ((ProcwatchWatch *) entry)->handle.fd;
-}
-
-static void
-entry_close (ProcwatchSourceEntry *entry)
-{
-  if (entry->kind == PROCWATCH_SOURCE_ENTRY_CGROUP)
-    procwatch_cgroup_watch_close ((ProcwatchCgroupWatch *) entry);
-  else
-    procwatch_handle_close (&((ProcwatchWatch *) entry)->handle);
-}
-
-/* epoll forgets a handle on removal or once no fd anywhere refers to its
- * open file, and a forked child holds copies until it execs. If the
- * removal fails, closing our fd may leave the kernel handing out this
- * entry with events: it stays, fd open, until a removal works. Once the
- * monitor is disposed nothing reads the set: nothing is removed. */
-static void
-release_handle (ProcwatchProcessMonitor *self,
-                ProcwatchSourceEntry    *entry,
-                gboolean                 in_epoll_set)
-{
-  if (in_epoll_set && is_alive (self->alive) &&
-      !procwatch_source_remove_handle (self->source, entry_get_fd (entry)))
-    g_ptr_array_add (self->lingering, entry_ref (entry));
-  else
-    entry_close (entry);
-}
-
-/* Waits for @state to be left: by an epoll event where the backend has one,
- * by probing where it has not, or by probing where epoll refused the handle. */
-static void
-arm_watch (ProcwatchProcessMonitor *self,
-           ProcwatchWatch          *watch,
-           ProcwatchProcessState    state)
-{
-  const ProcwatchBackend *backend = self->backend;
-  gboolean needs_probe = backend->needs_probe (backend, state);
-
-  if (backend->handles_pollable &&
-      !procwatch_source_modify_handle (self->source, watch->handle.fd,
-                                       backend->events_for (backend, state), watch))
-    {
-      procwatch_source_remove_handle (self->source, watch->handle.fd);
-      needs_probe = TRUE;
-    }
-
-  if (needs_probe)
-    procwatch_probe_schedule (self->probes, &watch->probe, TRUE);
-  else
-    procwatch_probe_unschedule (self->probes, &watch->probe);
-}
-
-static void
-unlink_watch (ProcwatchProcessMonitor *self,
-              ProcwatchWatch          *watch)
-{
-  gpointer key = GINT_TO_POINTER (watch->handle.pid);
-  ProcwatchWatch *head = NULL;
-
-  /* Usually the one watch of its pid: taken out in one operation, put back
-   * where it has company. */
-  g_hash_table_steal_extended (self->watches, key, NULL, (gpointer *) &head);
-
-  if (head == watch)
-    {
-      if (watch->older != NULL)
-        g_hash_table_insert (self->watches, key, watch->older);
-    }
-  else
-    {
-      ProcwatchWatch *newer = head;
-
-      g_hash_table_insert (self->watches, key, head);
-
-      while (newer != NULL && newer->older != watch)
-        newer = newer->older;
-
-      g_assert (newer != NULL);
-      newer->older = watch->older;
-    }
-
-  watch->older = NULL;
-}
-
-/* Stops watching, once @watch is out of the table: no event of @watch is
- * handled after this, even one already taken from the kernel in the current
- * batch. Gives up the table's reference. With @release_later (a reap, in a
- * dispatch) the handle is released by release_reaped_handles () once the
- * dispatch has emitted its signals: EPOLL_CTL_DEL and close () cost the
- * more, the bigger the epoll set and the fd table are (a few microseconds
- * at 10,000 watched processes), and nothing needs them before, unless a
- * handler starts a new watch (prepare_watch ()). Until then the fd stays
- * open, so no new watch gets its number. */
-static void
-stop_watch_full (ProcwatchProcessMonitor *self,
-                 ProcwatchWatch          *watch,
-                 const char              *reason,
-                 gboolean                 release_later)
-{
-  g_assert (watch->watched);
-
-  procwatch_watch_stopped (watch);
-  procwatch_probe_unschedule (self->probes, &watch->probe);
-  procwatch_watch_settle_waits_later (watch, reason);
-
-  /* The table's reference goes with it. */
-  if (release_later && self->backend->handles_pollable)
-    {
-      g_ptr_array_add (self->reaped_handles, watch);
-      return;
-    }
-
-  release_handle (self, &watch->entry, self->backend->handles_pollable);
-  procwatch_watch_unref (watch);
-}
-
-static void
-stop_watch (ProcwatchProcessMonitor *self,
-            ProcwatchWatch          *watch,
-            const char              *reason)
-{
-  stop_watch_full (self, watch, reason, FALSE);
-}
-
-/* At the end of a dispatch, if the monitor is still open (shut_down ()
- * closes them otherwise). A handle closed meanwhile (retry_lingering ()) has
- * fd -1. */
-static void
-release_reaped_handles (ProcwatchProcessMonitor *self)
-{
-  guint i;
-
-  for (i = 0; i < self->reaped_handles->len; i++)
-    {
-      ProcwatchWatch *watch = g_ptr_array_index (self->reaped_handles, i);
-
-      if (watch->handle.fd >= 0)
-        release_handle (self, &watch->entry, TRUE);
-    }
-
-  g_ptr_array_set_size (self->reaped_handles, 0);
-}
-
-/* g_list_model_items_changed (), if anything listens. The signal belongs to
- * an interface, so GLib emits it on its slow path, its arguments boxed in
- * GValues, even when no handler is connected: ~1,300 instructions per watch
- * and per exit for a monitor that nobody shows in a list. GTK's views and
- * models connect handlers. (Emission hooks are not looked for: nobody hooks
- * this signal, and g_signal_has_handler_pending () cannot tell.) */
-static void
-list_changed (ProcwatchProcessMonitor *self,
-              guint                    position,
-              guint                    removed,
-              guint                    added)
-{
-  if (g_signal_has_handler_pending (self, items_changed_signal, 0, FALSE))
-    g_list_model_items_changed ((GListModel *) self, position, removed, added);
-}
-
-/* Takes @watch out of the list model; returns where it was. */
-static guint
-unlist_watch (ProcwatchProcessMonitor *self,
-              ProcwatchWatch          *watch)
-{
-  return procwatch_item_list_remove (self->items, watch->slot);
-}
-
-/* Stops watching @watch and tells the list model's observers, who may do
- * anything, dispose of the monitor included (then *@alive is false). */
-static void
-drop_watch (ProcwatchProcessMonitor *self,
-            ProcwatchWatch          *watch,
-            const char              *reason,
-            gboolean                 reaped)
-{
-  guint position = unlist_watch (self, watch);
-
-  unlink_watch (self, watch);
-  stop_watch_full (self, watch, reason, reaped);
-  list_changed (self, position, 1, 0);
-}
-
-/* Its handle is ready, and so comes back at every iteration until then. */
-static void
-retry_lingering (ProcwatchProcessMonitor *self,
-                 ProcwatchSourceEntry    *entry)
-{
-  if (!procwatch_source_remove_handle (self->source, entry_get_fd (entry)))
-    return;
-
-  entry_close (entry);
-  g_ptr_array_remove_fast (self->lingering, entry);
-}
-
-/* Stops watching @watch, which is in the table: no event of it is handled
- * after this. Gives up the table's reference. Calls nothing of the
- * application. */
-static void
-stop_cgroup (ProcwatchProcessMonitor *self,
-             ProcwatchCgroupWatch    *watch,
-             const char              *reason)
-{
-  g_assert (watch->watched);
-
-  g_hash_table_remove (self->cgroups, &watch->id);
-  procwatch_cgroup_watch_stopped (watch, reason);
-  procwatch_probe_unschedule (self->probes, &watch->probe);
-  release_handle (self, &watch->entry, TRUE);
-  procwatch_cgroup_watch_unref (watch);
-}
-
-static gboolean
-emit (ProcwatchProcessMonitor *self,
-      gboolean                *alive,
-      guint                    signal_id,
-      ProcwatchProcess        *process)
-{
-  g_signal_emit (self, signals[signal_id], 0, process);
-  return is_alive (alive);
-}
-
-static gboolean
-set_state (ProcwatchProcess      *process,
-           gboolean              *alive,
-           ProcwatchProcessState  state)
-{
-  procwatch_process_set_state (process, state);
-  return is_alive (alive);
-}
-
-static void
-read_status (ProcwatchProcessMonitor *self,
-             ProcwatchWatch          *watch,
-             ProcwatchProcessState    state)
-{
-  int wait_status;
-
-  if (!procwatch_process_has_status (watch->process) &&
-      self->backend->read_status (self->backend, &watch->handle, state, &wait_status))
-    procwatch_process_set_status (watch->process, wait_status);
-}
-
-/* Moves @watch forward to @state, emitting what lies on the way. Handlers may
- * unwatch, watch more, or drop the last reference to the monitor: returns
- * false in the last case, after which @self must not be touched. */
-static gboolean
-advance_watch (ProcwatchProcessMonitor *self,
-               gboolean                *alive,
-               ProcwatchWatch          *watch,
-               ProcwatchProcessState    state)
-{
-  ProcwatchProcess *process = watch->process;
-
-  if (!watch->watched || state <= procwatch_process_get_state (process))
-    return TRUE;
-
-  if (procwatch_process_get_state (process) == PROCWATCH_PROCESS_STATE_RUNNING)
-    {
-      /* Asked in the state it is in now: a reaped process is no zombie
-       * whose status could be peeked at. */
-      read_status (self, watch, state);
-
-      if (!set_state (process, alive, PROCWATCH_PROCESS_STATE_EXITED) ||
-          !emit (self, alive, SIGNAL_EXITED, process) ||
-          !procwatch_watch_complete_waits (watch, alive))
-        return FALSE;
-
-      if (!watch->watched)
-        return TRUE;
-
-      /* After the signal, to keep the epoll_ctl() off the latency path: this
-       * source cannot be dispatched again before we return. */
-      if (state == PROCWATCH_PROCESS_STATE_EXITED)
-        arm_watch (self, watch, state);
-    }
-
-  if (state == PROCWATCH_PROCESS_STATE_REAPED)
-    {
-      read_status (self, watch, PROCWATCH_PROCESS_STATE_REAPED);
-
-      /* The watch goes first, so that handlers see the pid as free. */
-      drop_watch (self, watch, N_("the process was reaped"), TRUE);
-
-      if (!is_alive (alive) ||
-          !set_state (process, alive, PROCWATCH_PROCESS_STATE_REAPED) ||
-          !emit (self, alive, SIGNAL_REAPED, process))
-        return FALSE;
-    }
-
-  return TRUE;
-}
-
-static void
-on_process_ready (ProcwatchProcessMonitor *self,
-                  gboolean                *alive,
-                  ProcwatchWatch          *watch,
-                  guint32                  revents)
-{
-  const ProcwatchBackend *backend = self->backend;
-  ProcwatchProcessState state;
-
-  if (!watch->watched)
-    {
-      if (watch->handle.fd >= 0)
-        retry_lingering (self, &watch->entry);
-      return;
-    }
-
-  state = backend->read_state (backend, &watch->handle, revents);
-
-  /* Ready, yet nothing new (a child being reaped by another thread,
-   * whose status comes with the reap): readiness would wake us again at
-   * once, so only the hang-up, always reported, is listened for, and
-   * the process is probed for besides. */
-  if (state <= procwatch_process_get_state (watch->process))
-    {
-      if (!procwatch_source_modify_handle (self->source, watch->handle.fd, 0, watch))
-        procwatch_source_remove_handle (self->source, watch->handle.fd);
-      procwatch_probe_schedule (self->probes, &watch->probe, TRUE);
-      return;
-    }
-
-  advance_watch (self, alive, watch, state);
-}
-
-/* Reads cgroup.events and takes it as the truth: notifications are merged,
- * so whatever changed since the last read is what counts. An empty cgroup
- * is probed for its removal, which raises no event (not in epoll, not in
- * inotify); a cgroup can only be removed once empty. Handlers may do
- * anything: returns false once the monitor is gone. */
-static gboolean
-update_cgroup (ProcwatchProcessMonitor *self,
-               gboolean                *alive,
-               ProcwatchCgroupWatch    *watch)
-{
-  ProcwatchCgroup *cgroup = watch->cgroup;
-  int populated = procwatch_cgroup_read_populated (watch->fd);
-  gboolean was_populated = procwatch_cgroup_get_populated (cgroup);
-  gboolean removed = populated < 0;
-
-  if (removed)
-    populated = FALSE;
-
-  if (was_populated && !populated)
-    {
-      procwatch_cgroup_set_populated (cgroup, FALSE);
-      if (!is_alive (alive))
-        return FALSE;
-
-      g_signal_emit (self, signals[SIGNAL_CGROUP_EMPTIED], 0, cgroup);
-      if (!is_alive (alive) || !procwatch_cgroup_complete_waits (cgroup, alive))
-        return FALSE;
-    }
-  else if (populated && !was_populated)
-    {
-      procwatch_cgroup_set_populated (cgroup, TRUE);
-      if (!is_alive (alive))
-        return FALSE;
-    }
-
-  if (!watch->watched)
-    return TRUE;
-
-  /* Probed soon after it empties, then less and less often (see
-   * probe_cgroup()): not at every read, or the backoff would restart at
-   * each probe. */
-  if (removed)
-    stop_cgroup (self, watch, N_("the cgroup was removed"));
-  else if (populated)
-    procwatch_probe_unschedule (self->probes, &watch->probe);
-  else if (was_populated)
-    procwatch_probe_schedule (self->probes, &watch->probe, TRUE);
-
-  return TRUE;
-}
-
-static void
-on_cgroup_ready (ProcwatchProcessMonitor *self,
-                 gboolean                *alive,
-                 ProcwatchCgroupWatch    *watch)
-{
-  if (!watch->watched)
-    {
-      if (watch->fd >= 0)
-        retry_lingering (self, &watch->entry);
-      return;
-    }
-
-  g_atomic_int_inc ((gint *) &procwatch_cgroup_debug_event_reads);
-  update_cgroup (self, alive, watch);
-}
-
-static void
-on_handles_ready (gpointer                  owner,
-                  const struct epoll_event *events,
-                  guint                     n_events)
-{
-  ProcwatchProcessMonitor *self = owner;
-  gboolean *alive = g_rc_box_acquire (self->alive);
-  ProcwatchSourceEntry **batch = g_newa (ProcwatchSourceEntry *, n_events);
-  guint i;
-
-  /* Pinned before any handler runs: one may unwatch a process whose event
-   * is further down this batch. */
-  for (i = 0; i < n_events; i++)
-    batch[i] = entry_ref (events[i].data.ptr);
-
-  for (i = 0; i < n_events && is_alive (alive); i++)
-    {
-      if (batch[i]->kind == PROCWATCH_SOURCE_ENTRY_CGROUP)
-        on_cgroup_ready (self, alive, (ProcwatchCgroupWatch *) batch[i]);
-      else
-        on_process_ready (self, alive, (ProcwatchWatch *) batch[i], events[i].events);
-    }
-
-  if (is_alive (alive))
-    release_reaped_handles (self);
-
-  for (i = 0; i < n_events; i++)
-    entry_unref (batch[i]);
-
-  g_rc_box_release (alive);
-}
-
-/* An empty cgroup, for its removal; it is probed less and less often
- * while it stays empty. */
-static gboolean
-probe_cgroup (ProcwatchProcessMonitor *self,
-              gboolean                *alive,
-              ProcwatchCgroupWatch    *watch)
-{
-  g_atomic_int_inc ((gint *) &procwatch_cgroup_debug_probe_reads);
-  if (!update_cgroup (self, alive, watch))
-    return FALSE;
-
-  if (watch->watched && !procwatch_probe_is_scheduled (&watch->probe) &&
-      !procwatch_cgroup_get_populated (watch->cgroup))
-    procwatch_probe_schedule (self->probes, &watch->probe, FALSE);
-
-  return TRUE;
-}
-
-static gboolean
-probe_process (ProcwatchProcessMonitor *self,
-               gboolean                *alive,
-               ProcwatchWatch          *watch)
-{
-  const ProcwatchBackend *backend = self->backend;
-  ProcwatchProcessState before = procwatch_process_get_state (watch->process);
-  guint32 known = before == PROCWATCH_PROCESS_STATE_EXITED ? PROCWATCH_PROBE_EXITED : 0;
-
-  if (!advance_watch (self, alive, watch, backend->read_state (backend, &watch->handle, known)))
-    return FALSE;
-
-  if (watch->watched && !procwatch_probe_is_scheduled (&watch->probe) &&
-      procwatch_process_get_state (watch->process) == before)
-    procwatch_probe_schedule (self->probes, &watch->probe, FALSE);
-
-  return TRUE;
-}
-
-static void
-on_probe_timer (gpointer owner)
-{
-  ProcwatchProcessMonitor *self = owner;
-  gboolean *alive = g_rc_box_acquire (self->alive);
-  g_autoptr(GPtrArray) due = g_ptr_array_new_with_free_func ((GDestroyNotify) entry_unref);
-  guint i;
-
-  /* Taken out of the queue first: probing may reschedule them. */
-  procwatch_probe_scheduler_take_due (self->probes, due);
-  for (i = 0; i < due->len; i++)
-    entry_ref (g_ptr_array_index (due, i));
-
-  for (i = 0; i < due->len && is_alive (alive); i++)
-    {
-      ProcwatchSourceEntry *entry = g_ptr_array_index (due, i);
-
-      if (entry->kind == PROCWATCH_SOURCE_ENTRY_CGROUP)
-        {
-          ProcwatchCgroupWatch *watch = (ProcwatchCgroupWatch *) entry;
-
-          if (watch->watched && !probe_cgroup (self, alive, watch))
-            break;
-        }
-      else
-        {
-          ProcwatchWatch *watch = (ProcwatchWatch *) entry;
-
-          if (watch->watched && !probe_process (self, alive, watch))
-            break;
-        }
-    }
-
-  if (is_alive (alive))
-    {
-      release_reaped_handles (self);
-      procwatch_probe_scheduler_update_timer (self->probes);
-    }
-
-  g_rc_box_release (alive);
-}
-
-/* In a child forked without exec, the copy is inert: see the class doc. */
-static gboolean
-is_forked_copy (ProcwatchProcessMonitor *self)
-{
-  return getpid () != self->creator_pid;
+  return procwatch_watch_set_prepare (&self->set,
+                                      procwatch_dispatch_handles_ready,
+                                      procwatch_dispatch_probes_due,
+                                      error);
 }
 
 static gboolean
 is_open (ProcwatchProcessMonitor *self)
 {
-  return !self->closed && !is_forked_copy (self);
-}
-
-static gboolean
-check_open (ProcwatchProcessMonitor  *self,
-            GError                  **error)
-{
-  if (is_open (self))
-    return TRUE;
-
-  g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CLOSED,
-                       self->closed ? _("The process monitor is closed")
-                                    : _("The process monitor belongs to the parent of this forked process"));
-  return FALSE;
-}
-
-static gboolean
-ensure_source (ProcwatchProcessMonitor  *self,
-               GError                  **error)
-{
-  if (!check_open (self, error))
-    return FALSE;
-
-  if (self->backend == NULL)
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                           _("This system offers no way to watch processes (no pidfd, no /proc)"));
-      return FALSE;
-    }
-
-  if (self->source != NULL)
-    return TRUE;
-
-  self->source = procwatch_source_new (self->backend->handles_pollable,
-                                       on_handles_ready, on_probe_timer, self, error);
-  if (self->source == NULL)
-    return FALSE;
-
-  g_source_attach (self->source, self->context);
-  self->probes = procwatch_probe_scheduler_new (self->source,
-                                                self->backend->probe_min_interval,
-                                                self->backend->probe_max_interval,
-                                                self->backend->probe_young_interval,
-                                                self->backend->probe_young_period);
-  return TRUE;
-}
-
-/* Every new watch starts here. A handler that watches during a dispatch (a
- * "reaped" handler restarting a service) must not find the fd table fuller
- * than before that dispatch: the handles of the processes it has reaped are
- * released now rather than at its end, which is safe (no handler runs). */
-static gboolean
-prepare_watch (ProcwatchProcessMonitor  *self,
-               GError                  **error)
-{
-  if (!ensure_source (self, error))
-    return FALSE;
-
-  if (self->reaped_handles->len > 0)
-    release_reaped_handles (self);
-
-  return TRUE;
+  return procwatch_watch_set_is_open (&self->set);
 }
 
 /* Takes @handle. Returns a reference to the watch of the process it refers
@@ -776,39 +146,23 @@ static ProcwatchWatch *
 add_watch (ProcwatchProcessMonitor *self,
            ProcwatchHandle         *handle)
 {
-  const ProcwatchBackend *backend = self->backend;
-  gpointer key = GINT_TO_POINTER (handle->pid);
-  ProcwatchWatch *head = g_hash_table_lookup (self->watches, key);
-  ProcwatchWatch *watch;
-  guint position;
+  guint added_at;
+  ProcwatchWatch *watch = procwatch_watch_set_add (&self->set, handle, &added_at);
 
-  for (watch = head; watch != NULL; watch = watch->older)
-    {
-      if (procwatch_backend_same_process (backend, &watch->handle, handle))
-        {
-          procwatch_handle_close (handle);
-          return procwatch_watch_ref (watch);
-        }
-    }
-
-  watch = procwatch_watch_new (backend, self, handle);
-  watch->older = head;
-  position = procwatch_item_list_append (self->items, watch);
-  g_hash_table_insert (self->watches, key, watch);
-
-  /* Where epoll refuses the handle (out of memory, max_user_watches), the
-   * process is probed for instead: slower, but nothing is missed. */
-  if ((backend->handles_pollable &&
-       !procwatch_source_add_handle (self->source, handle->fd,
-                                     backend->events_for (backend, PROCWATCH_PROCESS_STATE_RUNNING),
-                                     watch)) ||
-      backend->needs_probe (backend, PROCWATCH_PROCESS_STATE_RUNNING))
-    procwatch_probe_schedule (self->probes, &watch->probe, TRUE);
-
-  procwatch_watch_ref (watch);
-  list_changed (self, position, 0, 1);
+  if (added_at != G_MAXUINT)
+    procwatch_dispatch_list_changed (&self->set, added_at, 0, 1);
 
   return watch;
+}
+
+static void
+drop_watch (ProcwatchProcessMonitor *self,
+            ProcwatchWatch          *watch)
+{
+  guint position = procwatch_watch_set_remove (&self->set, watch,
+                                               N_("the process was unwatched"), FALSE);
+
+  procwatch_dispatch_list_changed (&self->set, position, 1, 0);
 }
 
 /* The process of @watch, for the caller; gives up the reference to @watch
@@ -836,7 +190,7 @@ open_pid (ProcwatchProcessMonitor  *self,
     }
 
   return prepare_watch (self, error) &&
-         self->backend->open_pid (self->backend, pid, handle, error);
+         self->set.backend->open_pid (self->set.backend, pid, handle, error);
 }
 
 static ProcwatchWatch *
@@ -852,71 +206,6 @@ watch_pid (ProcwatchProcessMonitor  *self,
   return add_watch (self, &handle);
 }
 
-/* Stops everything, once. Nothing here calls the application: waits are
- * settled from idles, so this may run inside any dispatch, also in one of
- * this monitor's handlers. In a forked copy, nothing touches the epoll set
- * the parent shares: handles are closed, not removed. */
-static guint
-shut_down (ProcwatchProcessMonitor *self,
-           const char              *reason)
-{
-  g_autoptr(GHashTable) watches = NULL;
-  g_autoptr(GHashTable) cgroups = NULL;
-  GHashTableIter iter;
-  gpointer value;
-  guint n_items;
-  guint i;
-
-  if (self->closed)
-    return 0;
-
-  self->closed = TRUE;
-  *self->alive = FALSE;
-  watches = g_steal_pointer (&self->watches);
-  self->watches = g_hash_table_new (NULL, NULL);
-
-  /* The whole table at once: no chain needs unlinking watch by watch. */
-  g_hash_table_iter_init (&iter, watches);
-  while (g_hash_table_iter_next (&iter, NULL, &value))
-    {
-      ProcwatchWatch *watch = value;
-
-      while (watch != NULL)
-        {
-          ProcwatchWatch *older = g_steal_pointer (&watch->older);
-
-          stop_watch (self, watch, reason);
-          watch = older;
-        }
-    }
-
-  cgroups = g_steal_pointer (&self->cgroups);
-  self->cgroups = g_hash_table_new (g_int64_hash, g_int64_equal);
-  g_hash_table_iter_init (&iter, cgroups);
-  while (g_hash_table_iter_next (&iter, NULL, &value))
-    stop_cgroup (self, value, reason);
-
-  g_clear_pointer (&self->probes, procwatch_probe_scheduler_free);
-
-  /* A forked copy's source dispatches nothing (it checks the pid first),
-   * and its lock may be a copy of one a thread of the parent held. */
-  if (self->source != NULL && is_forked_copy (self))
-    g_source_destroy (self->source);
-  else if (self->source != NULL)
-    procwatch_source_disown (self->source);
-  g_clear_pointer (&self->source, g_source_unref);
-
-  /* Nothing reads the epoll set any more: their registrations are moot. */
-  g_ptr_array_set_size (self->lingering, 0);
-  for (i = 0; i < self->reaped_handles->len; i++)
-    procwatch_handle_close (&((ProcwatchWatch *) g_ptr_array_index (self->reaped_handles, i))->handle);
-  g_ptr_array_set_size (self->reaped_handles, 0);
-
-  n_items = procwatch_item_list_get_length (self->items);
-  procwatch_item_list_clear (self->items);
-  return n_items;
-}
-
 static void
 procwatch_process_monitor_dispose (GObject *object)
 {
@@ -928,13 +217,13 @@ procwatch_process_monitor_dispose (GObject *object)
    * way and keeps the next from calling us, so the teardown is safe here;
    * none of it calls the application. In the owner thread the lock is free,
    * or ours already (dispose from inside a dispatch). */
-  if (self->source != NULL && !is_forked_copy (self))
+  if (self->set.source != NULL && !procwatch_watch_set_is_forked_copy (&self->set))
     {
-      source = g_source_ref (self->source);
+      source = g_source_ref (self->set.source);
       procwatch_source_lock_owner (source);
     }
 
-  shut_down (self, N_("the monitor was disposed"));
+  procwatch_watch_set_shut_down (&self->set, N_("the monitor was disposed"));
 
   if (source != NULL)
     procwatch_source_unlock_owner (source);
@@ -947,13 +236,8 @@ procwatch_process_monitor_finalize (GObject *object)
 {
   ProcwatchProcessMonitor *self = PROCWATCH_PROCESS_MONITOR (object);
 
-  g_hash_table_unref (self->watches);
-  g_hash_table_unref (self->cgroups);
-  procwatch_item_list_free (self->items);
-  g_ptr_array_unref (self->lingering);
-  g_ptr_array_unref (self->reaped_handles);
+  procwatch_watch_set_clear (&self->set);
   g_main_context_unref (self->context);
-  g_rc_box_release (self->alive);
 
   G_OBJECT_CLASS (procwatch_process_monitor_parent_class)->finalize (object);
 }
@@ -1011,7 +295,6 @@ procwatch_process_monitor_class_init (ProcwatchProcessMonitorClass *klass)
 
   /* The interface's signal exists once its default vtable does. */
   g_type_default_interface_unref (g_type_default_interface_ref (G_TYPE_LIST_MODEL));
-  items_changed_signal = g_signal_lookup ("items-changed", G_TYPE_LIST_MODEL);
 
   /**
    * ProcwatchProcessMonitor::exited:
@@ -1099,21 +382,16 @@ procwatch_process_monitor_class_init (ProcwatchProcessMonitorClass *klass)
                   NULL, NULL,
                   NULL,
                   G_TYPE_NONE, 1, PROCWATCH_TYPE_CGROUP);
+
+  procwatch_dispatch_set_signals (signals[SIGNAL_EXITED], signals[SIGNAL_REAPED],
+                                  signals[SIGNAL_CGROUP_EMPTIED]);
 }
 
 static void
 procwatch_process_monitor_init (ProcwatchProcessMonitor *self)
 {
-  self->backend = procwatch_backend_get_default ();
   self->context = g_main_context_ref_thread_default ();
-  self->watches = g_hash_table_new (NULL, NULL);
-  self->items = procwatch_item_list_new (G_STRUCT_OFFSET (ProcwatchWatch, slot));
-  self->cgroups = g_hash_table_new (g_int64_hash, g_int64_equal);
-  self->lingering = g_ptr_array_new_with_free_func ((GDestroyNotify) entry_unref);
-  self->reaped_handles = g_ptr_array_new_with_free_func ((GDestroyNotify) procwatch_watch_unref);
-  self->alive = g_rc_box_new (gboolean);
-  *self->alive = TRUE;
-  self->creator_pid = getpid ();
+  procwatch_watch_set_init (&self->set, G_OBJECT (self));
 }
 
 /**
@@ -1143,7 +421,7 @@ procwatch_process_monitor_get_backend (ProcwatchProcessMonitor *self)
 {
   g_return_val_if_fail (PROCWATCH_IS_PROCESS_MONITOR (self), NULL);
 
-  return self->backend != NULL ? self->backend->name : "none";
+  return self->set.backend != NULL ? self->set.backend->name : "none";
 }
 
 /**
@@ -1244,7 +522,7 @@ procwatch_process_monitor_watch_pidfd (ProcwatchProcessMonitor  *self,
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   if (!prepare_watch (self, error) ||
-      !self->backend->open_pidfd (self->backend, pidfd, &handle, error))
+      !self->set.backend->open_pidfd (self->set.backend, pidfd, &handle, error))
     return NULL;
 
   watch = add_watch (self, &handle);
@@ -1285,9 +563,9 @@ procwatch_process_monitor_unwatch (ProcwatchProcessMonitor *self,
     return FALSE;
 
   /* Also any earlier process with this pid whose reap is still pending. */
-  while ((watch = g_hash_table_lookup (self->watches, GINT_TO_POINTER (pid))) != NULL)
+  while ((watch = procwatch_watch_set_lookup (&self->set, pid)) != NULL)
     {
-      drop_watch (self, watch, N_("the process was unwatched"), FALSE);
+      drop_watch (self, watch);
       was_watched = TRUE;
     }
 
@@ -1319,10 +597,10 @@ procwatch_process_monitor_unwatch_process (ProcwatchProcessMonitor *self,
   g_return_val_if_fail (PROCWATCH_IS_PROCESS (process), FALSE);
 
   watch = procwatch_process_get_watch (process);
-  if (watch == NULL || watch->owner != self || !is_open (self))
+  if (watch == NULL || watch->owner != &self->set.owner || !is_open (self))
     return FALSE;
 
-  drop_watch (self, watch, N_("the process was unwatched"), FALSE);
+  drop_watch (self, watch);
   return TRUE;
 }
 
@@ -1353,7 +631,7 @@ procwatch_process_monitor_lookup (ProcwatchProcessMonitor *self,
   if (pid <= 0 || !is_open (self))
     return NULL;
 
-  watch = g_hash_table_lookup (self->watches, GINT_TO_POINTER (pid));
+  watch = procwatch_watch_set_lookup (&self->set, pid);
 
   return watch != NULL ? g_object_ref (watch->process) : NULL;
 }
@@ -1410,7 +688,7 @@ procwatch_process_monitor_watch_pid_inode (ProcwatchProcessMonitor  *self,
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
                    /* Translators: %s is the name of a backend: pidfd, procfs or poll. */
                    _("Cannot watch process %d by inode: the %s backend knows no pidfs inodes here"),
-                   (int) pid, self->backend->name);
+                   (int) pid, self->set.backend->name);
       return NULL;
     }
 
@@ -1455,11 +733,11 @@ procwatch_process_monitor_close (ProcwatchProcessMonitor *self)
 
   g_return_if_fail (PROCWATCH_IS_PROCESS_MONITOR (self));
 
-  n_items = shut_down (self, N_("the monitor was closed"));
+  n_items = procwatch_watch_set_shut_down (&self->set, N_("the monitor was closed"));
 
   /* Not in a forked copy: the parent's observers were copied with it. */
-  if (n_items > 0 && !is_forked_copy (self))
-    list_changed (self, 0, n_items, 0);
+  if (n_items > 0 && !procwatch_watch_set_is_forked_copy (&self->set))
+    procwatch_dispatch_list_changed (&self->set, 0, n_items, 0);
 }
 
 /**
@@ -1565,13 +843,15 @@ on_sender_pidfd (GObject      *source,
   int pidfd;
 
   pidfd = procwatch_dbus_sender_open_pidfd_finish (result, &via, &error);
+#ifdef PROCWATCH_TEST_SEAM
   procwatch_dbus_sender_set_via (task, via);
+#endif
 
   /* Closed meanwhile: that is the answer, whatever the lookup found. */
   if (!is_open (self))
     {
       g_clear_error (&error);
-      check_open (self, &error);
+      procwatch_watch_set_check_open (&self->set, &error);
     }
   if (pidfd < 0 || error != NULL)
     {
@@ -1696,7 +976,7 @@ procwatch_process_monitor_watch_dbus_sender_async (ProcwatchProcessMonitor *self
   if (g_task_return_error_if_cancelled (task))
     return;
 
-  if (!check_open (self, &error))
+  if (!procwatch_watch_set_check_open (&self->set, &error))
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;
@@ -1787,7 +1067,6 @@ procwatch_process_monitor_watch_cgroup (ProcwatchProcessMonitor  *self,
   g_autofree char *absolute = NULL;
   ProcwatchCgroupWatch *watch;
   guint64 id;
-  int populated;
   int fd;
 
   g_return_val_if_fail (PROCWATCH_IS_PROCESS_MONITOR (self), NULL);
@@ -1795,7 +1074,7 @@ procwatch_process_monitor_watch_cgroup (ProcwatchProcessMonitor  *self,
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   if (!prepare_watch (self, error) ||
-      !procwatch_source_ensure_epoll (self->source, error) ||
+      !procwatch_source_ensure_epoll (self->set.source, error) ||
       (mounts = procwatch_cgroup_read_mounts (error)) == NULL ||
       !procwatch_cgroup_resolve (mounts, path, &relative, &absolute, error))
     return NULL;
@@ -1804,35 +1083,16 @@ procwatch_process_monitor_watch_cgroup (ProcwatchProcessMonitor  *self,
   if (fd < 0)
     return NULL;
 
-  watch = g_hash_table_lookup (self->cgroups, &id);
+  watch = procwatch_watch_set_lookup_cgroup (&self->set, id);
   if (watch != NULL)
     {
       close (fd);
       return g_object_ref (watch->cgroup);
     }
 
-  watch = procwatch_cgroup_watch_new (self, relative, id, fd);
-
-  /* Read once it is in the set, so that no change falls in between. */
-  if (!procwatch_source_add_handle (self->source, fd, EPOLLPRI | EPOLLERR, watch) ||
-      (populated = procwatch_cgroup_read_populated (fd)) < 0)
-    {
-      int saved_errno = errno;
-
-      g_set_error (error, G_IO_ERROR,
-                   saved_errno == ENODEV ? G_IO_ERROR_NOT_FOUND : g_io_error_from_errno (saved_errno),
-                   /* Translators: the first %s is a cgroup path, the second the system's error message. */
-                   _("Cannot watch cgroup %s: %s"), relative, g_strerror (saved_errno));
-      procwatch_source_remove_handle (self->source, fd);
-      procwatch_cgroup_watch_stopped (watch, N_("it could not be watched"));
-      procwatch_cgroup_watch_unref (watch);
-      return NULL;
-    }
-
-  procwatch_cgroup_set_populated (watch->cgroup, populated);
-  g_hash_table_insert (self->cgroups, &watch->id, watch);
-  if (!populated)
-    procwatch_probe_schedule (self->probes, &watch->probe, TRUE);
+  watch = procwatch_watch_set_add_cgroup (&self->set, relative, id, fd, error);
+  if (watch == NULL)
+    return NULL;
 
   return g_object_ref (watch->cgroup);
 }
@@ -1862,10 +1122,10 @@ procwatch_process_monitor_unwatch_cgroup (ProcwatchProcessMonitor *self,
   g_return_val_if_fail (PROCWATCH_IS_CGROUP (cgroup), FALSE);
 
   watch = procwatch_cgroup_get_watch (cgroup);
-  if (watch == NULL || watch->owner != self || !is_open (self))
+  if (watch == NULL || watch->owner != &self->set.owner || !is_open (self))
     return FALSE;
 
-  stop_cgroup (self, watch, N_("the cgroup was unwatched"));
+  procwatch_watch_set_remove_cgroup (&self->set, watch, N_("the cgroup was unwatched"));
   return TRUE;
 }
 
@@ -1880,7 +1140,10 @@ procwatch_process_monitor_get_n_items (GListModel *model)
 {
   ProcwatchProcessMonitor *self = PROCWATCH_PROCESS_MONITOR (model);
 
-  return procwatch_item_list_get_length (self->items);
+  if (procwatch_watch_set_is_forked_copy (&self->set))
+    return 0;
+
+  return procwatch_item_list_get_length (self->set.items);
 }
 
 static gpointer
@@ -1888,7 +1151,12 @@ procwatch_process_monitor_get_item (GListModel *model,
                                     guint       position)
 {
   ProcwatchProcessMonitor *self = PROCWATCH_PROCESS_MONITOR (model);
-  ProcwatchWatch *watch = procwatch_item_list_get (self->items, position);
+  ProcwatchWatch *watch;
+
+  if (procwatch_watch_set_is_forked_copy (&self->set))
+    return NULL;
+
+  watch = procwatch_item_list_get (self->set.items, position);
 
   return watch != NULL ? g_object_ref (watch->process) : NULL;
 }

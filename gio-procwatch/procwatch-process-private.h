@@ -17,9 +17,13 @@ ProcwatchProcess *procwatch_process_new        (GPid                  pid,
 void              procwatch_process_set_watch  (ProcwatchProcess     *self,
                                                  struct _ProcwatchWatch *watch);
 struct _ProcwatchWatch *procwatch_process_get_watch (ProcwatchProcess *self);
-void              procwatch_process_set_state  (ProcwatchProcess     *self,
+/* The most properties one status changes. */
+#define PROCWATCH_PROCESS_STATUS_PROPS 3
+
+GParamSpec       *procwatch_process_set_state  (ProcwatchProcess     *self,
                                                  ProcwatchProcessState state);
-void              procwatch_process_set_status (ProcwatchProcess     *self,
-                                                 int                   wait_status);
+guint             procwatch_process_set_status (ProcwatchProcess     *self,
+                                                 int                   wait_status,
+                                                 GParamSpec          **changed);
 
 G_END_DECLS

@@ -327,41 +327,47 @@ procwatch_process_get_watch (ProcwatchProcess *self)
   return self->watch;
 }
 
-/* The setters run once or twice per exit, on the dispatch path: only the
- * monitor calls them, with its own objects, so they skip the checked casts
- * (a type check each). GObject itself skips a notification that no handler
- * listens to. */
-void
+/* Silent stores, run once or twice per exit on the dispatch path: they
+ * return what changed, and the dispatch notifies it (only the dispatch calls
+ * the application). Only the monitor calls them, with its own objects, so
+ * they skip the checked casts (a type check each). */
+GParamSpec *
 procwatch_process_set_state (ProcwatchProcess      *self,
-                              ProcwatchProcessState  state)
+                             ProcwatchProcessState  state)
 {
-  g_return_if_fail (state >= self->state);
+  g_return_val_if_fail (state >= self->state, NULL);
 
   if (self->state == state)
-    return;
+    return NULL;
 
   self->state = state;
-  g_object_notify_by_pspec ((GObject *) self, properties[PROP_STATE]);
+  return properties[PROP_STATE];
 }
 
-void
-procwatch_process_set_status (ProcwatchProcess *self,
-                               int               wait_status)
+/* Every value is in place before the dispatch notifies the first, so a
+ * handler of any of them sees them all. Returns how many properties of
+ * @changed (room for PROCWATCH_PROCESS_STATUS_PROPS) changed. */
+guint
+procwatch_process_set_status (ProcwatchProcess  *self,
+                              int                wait_status,
+                              GParamSpec       **changed)
 {
+  guint n_changed = 0;
+
   if (self->has_status)
-    return;
+    return 0;
 
   self->wait_status = wait_status;
   self->has_status = TRUE;
 
-  /* Every value is in place before the first notification, so a handler
-   * of any of them sees them all; no freezing is needed for that (and
-   * g_object_freeze_notify () allocates a queue on every call). */
-  g_object_notify_by_pspec ((GObject *) self, properties[PROP_HAS_STATUS]);
+  changed[n_changed++] = properties[PROP_HAS_STATUS];
   if (WIFEXITED (wait_status))
-    g_object_notify_by_pspec ((GObject *) self, properties[PROP_EXIT_STATUS]);
+    changed[n_changed++] = properties[PROP_EXIT_STATUS];
   if (WIFSIGNALED (wait_status))
-    g_object_notify_by_pspec ((GObject *) self, properties[PROP_TERM_SIG]);
+    changed[n_changed++] = properties[PROP_TERM_SIG];
+
+  g_assert (n_changed <= PROCWATCH_PROCESS_STATUS_PROPS);
+  return n_changed;
 }
 
 /**
@@ -601,7 +607,7 @@ check_watched (ProcwatchProcess  *self,
                GError           **error)
 {
   if (self->watch != NULL)
-    return TRUE;
+    return procwatch_watch_is_reachable (self->watch, error);
 
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_CLOSED,
                _("Process %d is no longer watched"), (int) self->pid);

@@ -177,6 +177,15 @@ procwatch_source_disown (GSource *source)
   g_rec_mutex_lock (&self->owner_lock);
   self->owner = NULL;
   g_rec_mutex_unlock (&self->owner_lock);
+
+  /* Closed now, not when GLib lets go of the source: that waits for the
+   * end of a dispatch under way (the owner closed from its handler). */
+  if (self->epoll_tag != NULL)
+    g_source_remove_unix_fd (source, g_steal_pointer (&self->epoll_tag));
+  if (self->epoll_fd >= 0)
+    close (self->epoll_fd);
+  self->epoll_fd = -1;
+
   g_source_destroy (source);
 }
 

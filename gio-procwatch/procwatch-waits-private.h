@@ -24,9 +24,7 @@ void     procwatch_waits_add          (ProcwatchWaits *waits,
                                        GTask          *task,
                                        gpointer        holder,
                                        GDestroyNotify  release_holder);
-gboolean procwatch_waits_complete     (ProcwatchWaits *waits,
-                                       GObject        *result,
-                                       gboolean       *alive);
+GTask   *procwatch_waits_pop          (ProcwatchWaits *waits);
 void     procwatch_waits_settle_later (ProcwatchWaits *waits,
                                        GObject        *result,
                                        const char     *message);

@@ -31,9 +31,10 @@ wait_data_free (WaitData *data)
   g_free (data);
 }
 
-/* Takes the wait out of the cancellable's reach: its source holds the task. */
-static GTask *
-pop_wait (ProcwatchWaits *waits)
+/* Takes the oldest wait out, and out of the cancellable's reach (its
+ * source holds the task); the caller owns the task. */
+GTask *
+procwatch_waits_pop (ProcwatchWaits *waits)
 {
   GTask *task;
   WaitData *data;
@@ -95,25 +96,6 @@ procwatch_waits_add (ProcwatchWaits *waits,
   waits->tasks = g_list_append (waits->tasks, g_object_ref (task));
 }
 
-/* From a dispatch, once what the waits wait for has been seen: each returns
- * @result. Returns false, leaving the rest, if a callback disposed the
- * monitor (*@alive false). */
-gboolean
-procwatch_waits_complete (ProcwatchWaits *waits,
-                          GObject        *result,
-                          gboolean       *alive)
-{
-  GTask *task;
-
-  while (*alive && (task = pop_wait (waits)) != NULL)
-    {
-      g_task_return_pointer (task, g_object_ref (result), g_object_unref);
-      g_object_unref (task);
-    }
-
-  return *alive;
-}
-
 static gboolean
 settle_wait (gpointer user_data)
 {
@@ -141,7 +123,7 @@ procwatch_waits_settle_later (ProcwatchWaits *waits,
 {
   GTask *task;
 
-  while ((task = pop_wait (waits)) != NULL)
+  while ((task = procwatch_waits_pop (waits)) != NULL)
     {
       WaitData *data = g_task_get_task_data (task);
       g_autoptr(GSource) idle = g_idle_source_new ();

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <gio/gio.h>
+#include <sys/types.h>
 
 #include "procwatch-backend-private.h"
 #include "procwatch-probe-scheduler-private.h"
@@ -21,6 +22,15 @@ G_BEGIN_DECLS
 
 typedef struct _ProcwatchWatch ProcwatchWatch;
 
+/* The first member of the set that holds a watch (procwatch-watch-set.c):
+ * what a watch, and the object it hands out, may ask of it. */
+typedef struct
+{
+  /* The process that made the set: in any other (a child forked without
+   * exec), its copy shares the epoll set and must leave it be. */
+  pid_t creator_pid;
+} ProcwatchWatchOwner;
+
 struct _ProcwatchWatch
 {
   ProcwatchSourceEntry entry;   /* first: see procwatch-source-private.h */
@@ -30,8 +40,8 @@ struct _ProcwatchWatch
   const ProcwatchBackend *backend;
   ProcwatchProcess *process;
 
-  /* The monitor that watches it; not a reference. */
-  gpointer owner;
+  /* The set that holds it; not a reference. */
+  ProcwatchWatchOwner *owner;
 
   /* An earlier process with the same pid that has been reaped, but whose
    * reap we have not handled yet. */
@@ -48,8 +58,12 @@ struct _ProcwatchWatch
   ProcwatchWaits waits;
 };
 
+gboolean        procwatch_watch_owner_is_forked_copy (const ProcwatchWatchOwner *owner);
+gboolean        procwatch_watch_owner_check        (const ProcwatchWatchOwner *owner,
+                                                    GError                **error);
+
 ProcwatchWatch *procwatch_watch_new                (const ProcwatchBackend *backend,
-                                                    gpointer                owner,
+                                                    ProcwatchWatchOwner    *owner,
                                                     ProcwatchHandle        *handle);
 ProcwatchWatch *procwatch_watch_ref                (ProcwatchWatch         *watch);
 void            procwatch_watch_unref              (ProcwatchWatch         *watch);
@@ -57,8 +71,9 @@ void            procwatch_watch_stopped            (ProcwatchWatch         *watc
 
 void            procwatch_watch_add_wait           (ProcwatchWatch         *watch,
                                                     GTask                  *task);
-gboolean        procwatch_watch_complete_waits     (ProcwatchWatch         *watch,
-                                                    gboolean               *alive);
+GTask          *procwatch_watch_pop_wait           (ProcwatchWatch         *watch);
+gboolean        procwatch_watch_is_reachable       (ProcwatchWatch         *watch,
+                                                    GError                **error);
 void            procwatch_watch_settle_waits_later (ProcwatchWatch         *watch,
                                                     const char             *reason);
 

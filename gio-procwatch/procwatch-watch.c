@@ -15,10 +15,28 @@
 #include "procwatch-watch-private.h"
 #include "procwatch-linux-private.h"
 
+gboolean
+procwatch_watch_owner_is_forked_copy (const ProcwatchWatchOwner *owner)
+{
+  return getpid () != owner->creator_pid;
+}
+
+gboolean
+procwatch_watch_owner_check (const ProcwatchWatchOwner  *owner,
+                             GError                    **error)
+{
+  if (!procwatch_watch_owner_is_forked_copy (owner))
+    return TRUE;
+
+  g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CLOSED,
+                       _("The process monitor belongs to the parent of this forked process"));
+  return FALSE;
+}
+
 /* Takes @handle. */
 ProcwatchWatch *
 procwatch_watch_new (const ProcwatchBackend *backend,
-                     gpointer                owner,
+                     ProcwatchWatchOwner    *owner,
                      ProcwatchHandle        *handle)
 {
   ProcwatchWatch *watch = g_new0 (ProcwatchWatch, 1);
@@ -75,14 +93,21 @@ procwatch_watch_add_wait (ProcwatchWatch *watch,
                        (GDestroyNotify) procwatch_watch_unref);
 }
 
-/* From a dispatch, once the exit has been seen. Returns false, leaving the
- * rest, if a callback disposed the monitor (*@alive false). */
-gboolean
-procwatch_watch_complete_waits (ProcwatchWatch *watch,
-                                gboolean       *alive)
+/* The oldest wait, for the dispatch to complete once the exit has been
+ * seen; NULL when there is none. */
+GTask *
+procwatch_watch_pop_wait (ProcwatchWatch *watch)
 {
-  /* A plain cast: this runs at every exit. */
-  return procwatch_waits_complete (&watch->waits, (GObject *) watch->process, alive);
+  return procwatch_waits_pop (&watch->waits);
+}
+
+/* Whether the process can be acted on through @watch: in a forked copy of
+ * the monitor, it cannot (see the monitor's class doc). */
+gboolean
+procwatch_watch_is_reachable (ProcwatchWatch  *watch,
+                              GError         **error)
+{
+  return procwatch_watch_owner_check (watch->owner, error);
 }
 
 /* From inside a call of the application: see procwatch_waits_settle_later().

@@ -25,6 +25,7 @@
 
 #include "procwatch-cgroup-files-private.h"
 #include "procwatch-cgroup-private.h"
+#include "procwatch-test-seam-private.h"
 #include "procwatch-test-util.h"
 
 /* The cgroup2 mount point, and the root of this run's cgroups below it. */
@@ -793,12 +794,12 @@ test_probe_backoff (void)
 
   dir = test_cgroup_new ("backoff");
   monitor = new_monitor (NULL);
-  probes = procwatch_cgroup_debug_probe_reads;
+  probes = procwatch_test_seam_cgroup_probe_reads;
   cgroup = watch (monitor, dir->relative, NULL);
 
-  test_run_until_count (NULL, &procwatch_cgroup_debug_probe_reads, probes + 2);
+  test_run_until_count (NULL, &procwatch_test_seam_cgroup_probe_reads, probes + 2);
   early = procwatch_cgroup_get_watch (cgroup)->probe.interval;
-  test_run_until_count (NULL, &procwatch_cgroup_debug_probe_reads, probes + 6);
+  test_run_until_count (NULL, &procwatch_test_seam_cgroup_probe_reads, probes + 6);
   g_assert_cmpint (procwatch_cgroup_get_watch (cgroup)->probe.interval, ==, 16 * early);
   g_assert_true (procwatch_probe_is_scheduled (&procwatch_cgroup_get_watch (cgroup)->probe));
 }
@@ -951,11 +952,11 @@ test_many (void)
   test_drain_context (NULL);
   g_assert_cmpuint (recorder.n_emptied, ==, 0);
 
-  reads = procwatch_cgroup_debug_event_reads;
+  reads = procwatch_test_seam_cgroup_event_reads;
   kill_and_reap (pid);
   test_run_until_count (NULL, &recorder.n_emptied, 1);
   g_assert_true (recorder.last_emptied == g_ptr_array_index (cgroups, N_MANY / 2));
-  g_assert_cmpuint (procwatch_cgroup_debug_event_reads - reads, ==, 1);
+  g_assert_cmpuint (procwatch_test_seam_cgroup_event_reads - reads, ==, 1);
 
   g_clear_object (&monitor);
   g_assert_cmpuint (test_count_open_fds (), ==, fds);

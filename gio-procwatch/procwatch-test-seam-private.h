@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
+ *
+ * What tests of the internals look at, compiled only into the internal
+ * archive those tests link (PROCWATCH_TEST_SEAM), never into the shipped
+ * library.
+ */
+
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#ifdef PROCWATCH_TEST_SEAM
+
+/* Times cgroup.events was read for an epoll event, for tests that hold the
+ * cost of a dispatch independent of the number of cgroups watched. */
+extern guint procwatch_test_seam_cgroup_event_reads;
+/* Times an empty cgroup was read by its probe, for tests of the backoff. */
+extern guint procwatch_test_seam_cgroup_probe_reads;
+
+#define PROCWATCH_TEST_SEAM_COUNT(counter) \
+  g_atomic_int_inc ((gint *) &procwatch_test_seam_ ## counter)
+
+#else
+
+#define PROCWATCH_TEST_SEAM_COUNT(counter) G_STMT_START { } G_STMT_END
+
+#endif
+
+G_END_DECLS

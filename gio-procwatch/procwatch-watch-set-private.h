@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
+ *
+ * What a monitor watches: the pid → watch chains, the cgroup table, the
+ * list order, the source whose epoll set holds their handles, and the
+ * release of those handles, down to the shutdown. Nothing here calls the
+ * application: an operation that changes the list says where, and its
+ * caller tells the list's observers (procwatch-dispatch.c).
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "procwatch-backend-private.h"
+#include "procwatch-cgroup-private.h"
+#include "procwatch-item-list-private.h"
+#include "procwatch-probe-scheduler-private.h"
+#include "procwatch-source-private.h"
+#include "procwatch-watch-private.h"
+
+G_BEGIN_DECLS
+
+typedef struct _ProcwatchWatchSet ProcwatchWatchSet;
+
+struct _ProcwatchWatchSet
+{
+  /* First: what each watch may ask of the set that holds it. */
+  ProcwatchWatchOwner owner;
+
+  const ProcwatchBackend *backend;
+
+  /* The monitor, for its signals; not a reference. */
+  GObject *monitor;
+
+  GSource *source;
+
+  /* GPid → the newest ProcwatchWatch with that pid; each watch in a chain
+   * holds a reference of its own, given up when watching it stops. */
+  GHashTable *watches;
+
+  /* The list model: every watched process in the order it was first
+   * watched; finding the position of a watch that leaves costs O(log n). */
+  ProcwatchItemList *items;
+
+  /* With the source: both exist once something has been watched. */
+  ProcwatchProbeScheduler *probes;
+
+  /* cgroup id → its ProcwatchCgroupWatch, holding a reference given up
+   * when watching it stops. */
+  GHashTable *cgroups;
+
+  /* Watches (processes and cgroups: ProcwatchSourceEntry) dropped while
+   * epoll refused to let go of their handle. */
+  GPtrArray *lingering;
+
+  /* Watches of processes reaped in the dispatch under way, their handles
+   * still open and in the epoll set until its emissions are done. */
+  GPtrArray *reaped_handles;
+
+  /* Shared with dispatches under way: false once the set is shut down. */
+  gboolean *alive;
+
+  gboolean closed;
+
+  /* Operations of the set under way: no callout may happen inside one. */
+  guint busy;
+};
+
+void                  procwatch_watch_set_init          (ProcwatchWatchSet         *set,
+                                                         GObject                   *monitor);
+void                  procwatch_watch_set_clear         (ProcwatchWatchSet         *set);
+
+gboolean              procwatch_watch_set_is_forked_copy (ProcwatchWatchSet        *set);
+gboolean              procwatch_watch_set_is_open       (ProcwatchWatchSet         *set);
+gboolean              procwatch_watch_set_check_open    (ProcwatchWatchSet         *set,
+                                                         GError                   **error);
+gboolean              procwatch_watch_set_prepare       (ProcwatchWatchSet         *set,
+                                                         ProcwatchSourceReadyFunc   ready_func,
+                                                         ProcwatchSourceTimerFunc   timer_func,
+                                                         GError                   **error);
+
+ProcwatchWatch       *procwatch_watch_set_add           (ProcwatchWatchSet         *set,
+                                                         ProcwatchHandle           *handle,
+                                                         guint                     *added_at);
+ProcwatchWatch       *procwatch_watch_set_lookup        (ProcwatchWatchSet         *set,
+                                                         GPid                       pid);
+guint                 procwatch_watch_set_remove        (ProcwatchWatchSet         *set,
+                                                         ProcwatchWatch            *watch,
+                                                         const char                *reason,
+                                                         gboolean                   reaped);
+void                  procwatch_watch_set_arm           (ProcwatchWatchSet         *set,
+                                                         ProcwatchWatch            *watch,
+                                                         ProcwatchProcessState      state);
+void                  procwatch_watch_set_probe_instead (ProcwatchWatchSet         *set,
+                                                         ProcwatchWatch            *watch);
+void                  procwatch_watch_set_retry_lingering (ProcwatchWatchSet       *set,
+                                                         ProcwatchSourceEntry      *entry);
+void                  procwatch_watch_set_release_reaped (ProcwatchWatchSet        *set);
+
+ProcwatchCgroupWatch *procwatch_watch_set_add_cgroup    (ProcwatchWatchSet         *set,
+                                                         const char                *relative,
+                                                         guint64                    id,
+                                                         int                        fd,
+                                                         GError                   **error);
+ProcwatchCgroupWatch *procwatch_watch_set_lookup_cgroup (ProcwatchWatchSet         *set,
+                                                         guint64                    id);
+void                  procwatch_watch_set_remove_cgroup (ProcwatchWatchSet         *set,
+                                                         ProcwatchCgroupWatch      *watch,
+                                                         const char                *reason);
+
+guint                 procwatch_watch_set_shut_down     (ProcwatchWatchSet         *set,
+                                                         const char                *reason);
+
+ProcwatchSourceEntry *procwatch_source_entry_ref        (ProcwatchSourceEntry      *entry);
+void                  procwatch_source_entry_unref      (ProcwatchSourceEntry      *entry);
+gboolean              procwatch_source_entry_is_watched (ProcwatchSourceEntry      *entry);
+
+G_END_DECLS
