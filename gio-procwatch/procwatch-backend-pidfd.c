@@ -142,6 +142,26 @@ pidfs_inode (int fd)
   return 0;
 }
 
+/* The pidfs inode of the process @pid names now, for a backend that holds
+ * a /proc handle: with it, a pidfd of the same process handed over later
+ * (once reaped, it names no pid) is known for the process already watched.
+ * 0 without pidfds or pidfs. */
+guint64
+procwatch_pidfd_inode_of_pid (GPid pid)
+{
+  guint64 inode = 0;
+  int fd = procwatch_pidfd_open (pid, 0);
+
+  if (fd < 0)
+    return 0;
+
+  if (fd_is_on_pidfs (fd))
+    inode = pidfs_inode (fd);
+  close (fd);
+
+  return inode;
+}
+
 /* Checks that @pidfd is a pidfd and returns a duplicate of it, or -1. */
 int
 procwatch_pidfd_dup (int      pidfd,

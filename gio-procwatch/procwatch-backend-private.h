@@ -38,10 +38,14 @@ typedef struct
    * stays true for good. */
   guint exit_status_seen : 1;
   guint exit_status_at_reap : 1;
+  /* @inode was learnt beside a /proc handle (a pidfd opened and closed):
+   * it tells the process apart from others, but the backend does not
+   * promise it to the application (see procwatch_process_get_inode ()). */
+  guint inode_identity_only : 1;
   int exit_status;
 } ProcwatchHandle;
 
-#define PROCWATCH_HANDLE_INIT { -1, 0, 0, -1, FALSE, FALSE, FALSE, 0 }
+#define PROCWATCH_HANDLE_INIT { -1, 0, 0, -1, FALSE, FALSE, FALSE, FALSE, 0 }
 
 typedef struct _ProcwatchBackend ProcwatchBackend;
 
@@ -115,6 +119,7 @@ void                    procwatch_handle_set           (ProcwatchHandle        *
                                                         GPid                    pid,
                                                         guint64                 inode);
 void                    procwatch_handle_close         (ProcwatchHandle        *handle);
+guint64                 procwatch_handle_get_public_inode (const ProcwatchHandle *handle);
 int                     procwatch_handle_get_pidfd     (const ProcwatchBackend *backend,
                                                         const ProcwatchHandle  *handle);
 void                    procwatch_handle_read_identity (const ProcwatchBackend *backend,
@@ -134,6 +139,7 @@ int                     procwatch_pidfd_dup            (int                     
                                                         GPid                   *pid,
                                                         guint64                *inode,
                                                         GError                **error);
+guint64                 procwatch_pidfd_inode_of_pid   (GPid                    pid);
 gboolean                procwatch_pidfd_read_exit_status (int                   pidfd,
                                                         int                    *wait_status);
 gboolean                procwatch_pidfd_is_reaped      (int                     pidfd);

@@ -117,6 +117,14 @@ procwatch_handle_set (ProcwatchHandle *handle,
   handle->inode = inode;
 }
 
+/* The inode the application is told of: 0 where it is only known to the
+ * library. */
+guint64
+procwatch_handle_get_public_inode (const ProcwatchHandle *handle)
+{
+  return handle->inode_identity_only ? 0 : handle->inode;
+}
+
 void
 procwatch_handle_close (ProcwatchHandle *handle)
 {

@@ -92,11 +92,20 @@ procwatch_proc_handle_open_pid (const ProcwatchBackend  *backend,
                                 GError                 **error)
 {
   int fd = open_task_dir (pid, error);
+  guint64 inode;
 
   if (fd < 0)
     return FALSE;
 
-  procwatch_handle_set (handle, fd, pid, 0);
+  /* The pidfd is opened after the directory: it names the same process if
+   * that process was still there after it, since a pid is reused only
+   * once its process is reaped. */
+  inode = procwatch_pidfd_inode_of_pid (pid);
+  if (inode != 0 && procwatch_proc_read_task_state_at (fd) == PROCWATCH_PROCESS_STATE_REAPED)
+    inode = 0;
+
+  procwatch_handle_set (handle, fd, pid, inode);
+  handle->inode_identity_only = TRUE;
   return TRUE;
 }
 

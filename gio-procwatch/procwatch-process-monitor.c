@@ -682,7 +682,7 @@ procwatch_process_monitor_watch_pid_inode (ProcwatchProcessMonitor  *self,
   if (!open_pid (self, pid, &handle, error))
     return NULL;
 
-  if (handle.inode == 0)
+  if (procwatch_handle_get_public_inode (&handle) == 0)
     {
       procwatch_handle_close (&handle);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,

@@ -50,7 +50,8 @@ procwatch_watch_new (const ProcwatchBackend *backend,
   watch->handle = *handle;
   watch->backend = backend;
   watch->owner = owner;
-  watch->process = procwatch_process_new (handle->pid, handle->inode, name, cgroup);
+  watch->process = procwatch_process_new (handle->pid, procwatch_handle_get_public_inode (handle),
+                                          name, cgroup);
   watch->watched = TRUE;
   watch->probe.data = watch;
   procwatch_process_set_watch (watch->process, watch);

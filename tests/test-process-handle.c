@@ -1847,10 +1847,22 @@ test_model_forked_copy (void)
   g_assert_cmpint (pid, >=, 0);
   if (pid == 0)
     {
+      g_autoptr(GError) signal_error = NULL;
+      g_autoptr(GError) pidfd_error = NULL;
       gboolean ok;
 
+      /* The child's copy is closed: nothing of the parent's watches is
+       * reachable through it, by the list or by the process. */
+      ok = g_list_model_get_n_items (G_LIST_MODEL (monitor)) == 0 &&
+           g_list_model_get_item (G_LIST_MODEL (monitor), 0) == NULL &&
+           procwatch_process_monitor_lookup (monitor, test_process_get_pid (target)) == NULL &&
+           !procwatch_process_send_signal (process, 0, &signal_error) &&
+           g_error_matches (signal_error, G_IO_ERROR, G_IO_ERROR_CLOSED) &&
+           procwatch_process_dup_pidfd (process, &pidfd_error) < 0 &&
+           g_error_matches (pidfd_error, G_IO_ERROR, G_IO_ERROR_CLOSED);
+
       procwatch_process_monitor_close (monitor);
-      ok = observer->changes->len == 0 &&
+      ok = ok && observer->changes->len == 0 &&
            !procwatch_process_monitor_unwatch_process (monitor, process) &&
            observer->changes->len == 0;
       _exit (ok ? 0 : 1);
@@ -1864,6 +1876,48 @@ test_model_forked_copy (void)
 
   procwatch_process_monitor_close (monitor);
   assert_changes (observer, 1, 0, 1, 0);
+}
+
+/* A process watched by pid, reaped before the main loop runs, then handed
+ * over again as a pidfd (fd passing, a bus sending ProcessFD): the pidfd
+ * names no pid any more, yet it is the process already watched. */
+static void
+test_pid_zero_watched_before (gconstpointer data)
+{
+  TestProcessKind kind = GPOINTER_TO_INT (data);
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
+  g_autoptr(TestProcess) target = NULL;
+  g_autoptr(ProcwatchProcess) process = NULL;
+  g_autoptr(ProcwatchProcess) again = NULL;
+  g_autoptr(GError) error = NULL;
+  GPid pid;
+  int pidfd;
+
+  if (test_skip_without_pidfd ())
+    return;
+
+  target = test_process_spawn (kind);
+  pid = test_process_get_pid (target);
+  pidfd = procwatch_pidfd_open (pid, 0);
+  g_assert_no_errno (pidfd);
+  process = watch_pid (monitor, pid);
+
+  test_process_exit (target, 4);
+  test_process_reap (target);
+
+  again = procwatch_process_monitor_watch_pidfd (monitor, pidfd, &error);
+  g_assert_no_error (error);
+  g_assert_true (again == process);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (monitor)), ==, 1);
+
+  test_run_until_count (NULL, &recorder->n_reaped, 1);
+  test_drain_context (NULL);
+  g_assert_cmpuint (recorder->n_exited, ==, 1);
+  g_assert_cmpuint (recorder->n_reaped, ==, 1);
+  g_assert_cmpuint (recorder->events->len, ==, 2);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (monitor)), ==, 0);
+  close (pidfd);
 }
 
 typedef void (*FixtureFunc) (Fixture *fixture, gconstpointer data);
@@ -1908,6 +1962,10 @@ main (int   argc,
   g_test_add_func ("/handle/send-signal/thread", test_send_signal_thread);
   g_test_add_func ("/handle/pid-0/reaped", test_pid_zero_reaped);
   g_test_add_func ("/handle/pid-0/running", test_pid_zero_running);
+  g_test_add_data_func ("/handle/pid-0/child/watched-before-reap",
+                        GINT_TO_POINTER (TEST_PROCESS_CHILD), test_pid_zero_watched_before);
+  g_test_add_data_func ("/handle/pid-0/non-child/watched-before-reap",
+                        GINT_TO_POINTER (TEST_PROCESS_GRANDCHILD), test_pid_zero_watched_before);
   g_test_add_data_func ("/handle/pid-reuse/before-dispatch", reuse_before_dispatch,
                         test_in_pid_namespace);
   g_test_add_data_func ("/handle/pid-reuse/after-unwatch", reuse_after_unwatch,
