@@ -95,8 +95,6 @@ struct _ProcwatchProcessMonitor
 
   /* Everything watched, and the source that watches it. */
   ProcwatchWatchSet set;
-
-  GMainContext *context;
 };
 
 enum {
@@ -237,7 +235,6 @@ procwatch_process_monitor_finalize (GObject *object)
   ProcwatchProcessMonitor *self = PROCWATCH_PROCESS_MONITOR (object);
 
   procwatch_watch_set_clear (&self->set);
-  g_main_context_unref (self->context);
 
   G_OBJECT_CLASS (procwatch_process_monitor_parent_class)->finalize (object);
 }
@@ -390,7 +387,6 @@ procwatch_process_monitor_class_init (ProcwatchProcessMonitorClass *klass)
 static void
 procwatch_process_monitor_init (ProcwatchProcessMonitor *self)
 {
-  self->context = g_main_context_ref_thread_default ();
   procwatch_watch_set_init (&self->set, G_OBJECT (self));
 }
 

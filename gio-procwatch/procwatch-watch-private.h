@@ -64,10 +64,10 @@ gboolean        procwatch_watch_owner_check        (const ProcwatchWatchOwner *o
 
 ProcwatchWatch *procwatch_watch_new                (const ProcwatchBackend *backend,
                                                     ProcwatchWatchOwner    *owner,
-                                                    ProcwatchHandle        *handle);
+                                                    ProcwatchHandle        *handle,
+                                                    ProcwatchProcess       *process);
 ProcwatchWatch *procwatch_watch_ref                (ProcwatchWatch         *watch);
 void            procwatch_watch_unref              (ProcwatchWatch         *watch);
-void            procwatch_watch_stopped            (ProcwatchWatch         *watch);
 
 void            procwatch_watch_add_wait           (ProcwatchWatch         *watch,
                                                     GTask                  *task);
@@ -75,7 +75,8 @@ GTask          *procwatch_watch_pop_wait           (ProcwatchWatch         *watc
 gboolean        procwatch_watch_is_reachable       (ProcwatchWatch         *watch,
                                                     GError                **error);
 void            procwatch_watch_settle_waits_later (ProcwatchWatch         *watch,
-                                                    const char             *reason);
+                                                    const char             *reason,
+                                                    gboolean                exited);
 
 int             procwatch_watch_dup_pidfd          (ProcwatchWatch         *watch,
                                                     GError                **error);

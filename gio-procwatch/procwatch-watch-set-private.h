@@ -33,6 +33,9 @@ struct _ProcwatchWatchSet
   /* The monitor, for its signals; not a reference. */
   GObject *monitor;
 
+  /* Where the source is attached: the thread-default main context of the
+   * thread that made the monitor. */
+  GMainContext *context;
   GSource *source;
 
   /* GPid → the newest ProcwatchWatch with that pid; each watch in a chain

@@ -70,6 +70,7 @@ procwatch_watch_set_init (ProcwatchWatchSet *set,
   set->owner.creator_pid = getpid ();
   set->backend = procwatch_backend_get_default ();
   set->monitor = monitor;
+  set->context = g_main_context_ref_thread_default ();
   set->watches = g_hash_table_new (NULL, NULL);
   set->items = procwatch_item_list_new (G_STRUCT_OFFSET (ProcwatchWatch, slot));
   set->cgroups = g_hash_table_new (g_int64_hash, g_int64_equal);
@@ -89,6 +90,7 @@ procwatch_watch_set_clear (ProcwatchWatchSet *set)
   g_ptr_array_unref (set->lingering);
   g_ptr_array_unref (set->reaped_handles);
   g_rc_box_release (set->alive);
+  g_main_context_unref (set->context);
 }
 
 /* In a child forked without exec, the copy is inert: it shares its epoll
@@ -126,7 +128,6 @@ ensure_source (ProcwatchWatchSet         *set,
                GError                   **error)
 {
   const ProcwatchBackend *backend = set->backend;
-  GMainContext *context;
 
   if (backend == NULL)
     {
@@ -143,9 +144,7 @@ ensure_source (ProcwatchWatchSet         *set,
   if (set->source == NULL)
     return FALSE;
 
-  context = g_main_context_ref_thread_default ();
-  g_source_attach (set->source, context);
-  g_main_context_unref (context);
+  g_source_attach (set->source, set->context);
   set->probes = procwatch_probe_scheduler_new (set->source,
                                                backend->probe_min_interval,
                                                backend->probe_max_interval,
@@ -285,6 +284,25 @@ find_same_process (ProcwatchWatchSet     *set,
   return NULL;
 }
 
+/* Takes @handle: a watch, and the object handed out for its process. */
+static ProcwatchWatch *
+new_watch (ProcwatchWatchSet *set,
+           ProcwatchHandle   *handle)
+{
+  g_autofree char *name = NULL;
+  g_autofree char *cgroup = NULL;
+  ProcwatchProcess *process;
+  ProcwatchWatch *watch;
+
+  procwatch_handle_read_identity (set->backend, handle, &name, &cgroup);
+  process = procwatch_process_new (handle->pid, procwatch_handle_get_public_inode (handle),
+                                   name, cgroup);
+  watch = procwatch_watch_new (set->backend, &set->owner, handle, process);
+  procwatch_process_set_watch (process, watch);
+
+  return watch;
+}
+
 /* Takes @handle. Returns a reference to the watch of the process it refers
  * to: an existing one if the process is watched already (*@added_at is
  * then G_MAXUINT), else a new one, added to the list at *@added_at. */
@@ -308,7 +326,7 @@ procwatch_watch_set_add (ProcwatchWatchSet *set,
       return procwatch_watch_ref (watch);
     }
 
-  watch = procwatch_watch_new (backend, &set->owner, handle);
+  watch = new_watch (set, handle);
   watch->older = g_hash_table_lookup (set->watches, key);
   *added_at = procwatch_item_list_append (set->items, watch);
   g_hash_table_insert (set->watches, key, watch);
@@ -382,9 +400,13 @@ stop_watch (ProcwatchWatchSet *set,
 {
   g_assert (watch->watched);
 
-  procwatch_watch_stopped (watch);
+  /* The process object stops being a way to reach the watch. */
+  watch->watched = FALSE;
+  procwatch_process_set_watch (watch->process, NULL);
   procwatch_probe_unschedule (set->probes, &watch->probe);
-  procwatch_watch_settle_waits_later (watch, reason);
+  procwatch_watch_settle_waits_later (watch, reason,
+                                      procwatch_process_get_state (watch->process) !=
+                                      PROCWATCH_PROCESS_STATE_RUNNING);
 
   /* The table's reference goes with it. */
   if (release_later && set->backend->handles_pollable)

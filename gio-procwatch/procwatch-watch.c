@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "procwatch-i18n-private.h"
-#include "procwatch-process-private.h"
 #include "procwatch-watch-private.h"
 #include "procwatch-linux-private.h"
 
@@ -33,28 +32,23 @@ procwatch_watch_owner_check (const ProcwatchWatchOwner  *owner,
   return FALSE;
 }
 
-/* Takes @handle. */
+/* Takes @handle and @process, the object handed out for it. */
 ProcwatchWatch *
 procwatch_watch_new (const ProcwatchBackend *backend,
                      ProcwatchWatchOwner    *owner,
-                     ProcwatchHandle        *handle)
+                     ProcwatchHandle        *handle,
+                     ProcwatchProcess       *process)
 {
   ProcwatchWatch *watch = g_new0 (ProcwatchWatch, 1);
-  g_autofree char *name = NULL;
-  g_autofree char *cgroup = NULL;
-
-  procwatch_handle_read_identity (backend, handle, &name, &cgroup);
 
   g_ref_count_init (&watch->ref_count);
   watch->entry.kind = PROCWATCH_SOURCE_ENTRY_PROCESS;
   watch->handle = *handle;
   watch->backend = backend;
   watch->owner = owner;
-  watch->process = procwatch_process_new (handle->pid, procwatch_handle_get_public_inode (handle),
-                                          name, cgroup);
+  watch->process = process;
   watch->watched = TRUE;
   watch->probe.data = watch;
-  procwatch_process_set_watch (watch->process, watch);
 
   return watch;
 }
@@ -75,14 +69,6 @@ procwatch_watch_unref (ProcwatchWatch *watch)
       g_clear_object (&watch->process);
       g_free (watch);
     }
-}
-
-/* The process object stops being a way to reach the watch. */
-void
-procwatch_watch_stopped (ProcwatchWatch *watch)
-{
-  watch->watched = FALSE;
-  procwatch_process_set_watch (watch->process, NULL);
 }
 
 /* Queues @task until the process exits; it returns the process object. */
@@ -116,16 +102,15 @@ procwatch_watch_is_reachable (ProcwatchWatch  *watch,
  * since. */
 void
 procwatch_watch_settle_waits_later (ProcwatchWatch *watch,
-                                    const char     *reason)
+                                    const char     *reason,
+                                    gboolean        exited)
 {
-  gboolean exited;
   g_autofree char *message = NULL;
 
   /* Usually none: this runs at every reap. */
   if (watch->waits.tasks == NULL)
     return;
 
-  exited = procwatch_process_get_state (watch->process) != PROCWATCH_PROCESS_STATE_RUNNING;
   if (!exited)
     message = g_strdup_printf (/* Translators: %s says why, such as "the monitor was closed". */
                                _("Stopped waiting for process %d: %s"),
