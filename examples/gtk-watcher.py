@@ -35,7 +35,7 @@ STATE_LABELS = {
 
 
 def status_text(process):
-    if not process.props.has_status:
+    if not process.props.status_known:
         # A child's status is known when it exits; another process's only
         # once reaped (Linux 6.15+), when its row leaves.
         return '' if process.props.state == Procwatch.ProcessState.RUNNING else '—'
@@ -55,7 +55,7 @@ COLUMNS = [
     # The pidfs inode: the process's identity, unknown (0) on old kernels.
     ('Inode', ['inode'], lambda p: str(p.props.inode) if p.props.inode else '—', False, True),
     ('State', ['state'], lambda p: STATE_LABELS[p.props.state], False, False),
-    ('Status', ['has-status', 'exit-status', 'term-sig', 'state'], status_text, False, False),
+    ('Status', ['status-known', 'exit-status', 'term-sig', 'state'], status_text, False, False),
 ]
 
 

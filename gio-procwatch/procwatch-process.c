@@ -82,7 +82,7 @@ enum {
   PROP_STATE,
   PROP_INODE,
   PROP_NAME,
-  PROP_HAS_STATUS,
+  PROP_STATUS_KNOWN,
   PROP_EXIT_STATUS,
   PROP_TERM_SIG,
   PROP_CGROUP,
@@ -119,7 +119,7 @@ procwatch_process_get_property (GObject    *object,
       g_value_set_string (value, procwatch_process_get_name (self));
       break;
 
-    case PROP_HAS_STATUS:
+    case PROP_STATUS_KNOWN:
       g_value_set_boolean (value, self->has_status);
       break;
 
@@ -239,16 +239,19 @@ procwatch_process_class_init (ProcwatchProcessClass *klass)
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
 
   /**
-   * ProcwatchProcess:has-status: (getter has_status)
+   * ProcwatchProcess:status-known: (getter has_status)
    *
    * Whether the wait status of the terminated process is known: see
    * [method@Procwatch.Process.has_status]. Notified when it becomes
    * known, before [property@Procwatch.Process:state] changes.
    *
+   * It is not named after its getter, as a property named `has-status`
+   * would hide the method in GJS.
+   *
    * Since: 1.2
    */
-  properties[PROP_HAS_STATUS] =
-    g_param_spec_boolean ("has-status", NULL, NULL,
+  properties[PROP_STATUS_KNOWN] =
+    g_param_spec_boolean ("status-known", NULL, NULL,
                           FALSE,
                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
 
@@ -360,7 +363,7 @@ procwatch_process_set_status (ProcwatchProcess  *self,
   self->wait_status = wait_status;
   self->has_status = TRUE;
 
-  changed[n_changed++] = properties[PROP_HAS_STATUS];
+  changed[n_changed++] = properties[PROP_STATUS_KNOWN];
   if (WIFEXITED (wait_status))
     changed[n_changed++] = properties[PROP_EXIT_STATUS];
   if (WIFSIGNALED (wait_status))
@@ -407,7 +410,7 @@ procwatch_process_get_state (ProcwatchProcess *self)
 }
 
 /**
- * procwatch_process_has_status: (get-property has-status)
+ * procwatch_process_has_status: (get-property status-known)
  * @self: a process
  *
  * Checks whether the wait status of the terminated process is known.

@@ -404,7 +404,7 @@ assert_status_properties (ProcwatchProcess *process,
   int code = -2;
   int sig = -2;
 
-  g_object_get (process, "has-status", &has, "exit-status", &code, "term-sig", &sig, NULL);
+  g_object_get (process, "status-known", &has, "exit-status", &code, "term-sig", &sig, NULL);
   g_assert_cmpint (has, ==, has_status);
   g_assert_cmpint (has, ==, procwatch_process_has_status (process));
   g_assert_cmpint (code, ==, exit_status);
@@ -417,8 +417,8 @@ assert_status_properties (ProcwatchProcess *process,
 static const char *
 status_notifications (gboolean killed)
 {
-  return killed ? "has-status term-sig state|term-sig has-status state"
-                : "has-status exit-status state|exit-status has-status state";
+  return killed ? "status-known term-sig state|term-sig status-known state"
+                : "status-known exit-status state|exit-status status-known state";
 }
 
 static void
@@ -434,7 +434,7 @@ assert_log (GPtrArray  *log,
   g_ptr_array_set_size (log, 0);
 }
 
-/* has-status, exit-status, term-sig: values while running, at "exited" and
+/* status-known, exit-status, term-sig: values while running, at "exited" and
  * at "reaped", and their notifications before "state"'s. */
 static void
 check_status_properties (Fixture  *fixture,

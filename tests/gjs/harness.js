@@ -248,7 +248,7 @@ export class Recorder {
                     pid: process.get_pid(),
                     process,
                     state: process.state,
-                    hadStatus: process.has_status,
+                    hadStatus: process.has_status(),
                 });
                 this._waiters = this._waiters.filter(waiter => !waiter());
             });

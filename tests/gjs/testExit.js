@@ -18,7 +18,7 @@ function end(target, how) {
 }
 
 function checkStatus(process, how) {
-    assert(process.has_status, 'status known');
+    assert(process.has_status(), 'status known');
     if (how === 'exit') {
         assert(process.get_if_exited(), 'exited normally');
         assert(!process.get_if_signaled(), 'not signaled');

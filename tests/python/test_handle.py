@@ -109,19 +109,19 @@ def test_status_properties(monitor, recorder, processes, kind, how):
     target = processes(kind)
     process = monitor.watch_pid(target.pid)
     notified = []
-    for name in ('has-status', 'exit-status', 'term-sig', 'state'):
+    for name in ('status-known', 'exit-status', 'term-sig', 'state'):
         process.connect(f'notify::{name}', lambda p, pspec: notified.append(pspec.name))
-    assert (process.props.has_status, process.props.exit_status, process.props.term_sig) == \
+    assert (process.props.status_known, process.props.exit_status, process.props.term_sig) == \
         (False, -1, 0)
 
     if how == 'exit':
         target.exit(7)
         expected = (True, 7, 0)
-        status_notify = ['has-status', 'exit-status']
+        status_notify = ['status-known', 'exit-status']
     else:
         target.kill(signal.SIGKILL)
         expected = (True, -1, signal.SIGKILL)
-        status_notify = ['has-status', 'term-sig']
+        status_notify = ['status-known', 'term-sig']
 
     recorder.wait_for(target.pid, 'exited')
     if kind is NonChild:
@@ -136,7 +136,7 @@ def test_status_properties(monitor, recorder, processes, kind, how):
     assert sorted(notified[:-1]) == sorted(status_notify)
     assert notified[-1] == 'state'
 
-    assert (process.props.has_status, process.props.exit_status, process.props.term_sig) == \
+    assert (process.props.status_known, process.props.exit_status, process.props.term_sig) == \
         expected
     # PyGObject keeps the 1.0 method; the property is under props.
     assert process.has_status() is True
@@ -216,7 +216,7 @@ def test_send_signal_kills_the_right_process(request, monitor, recorder, process
     recorder.wait_for(target.pid, 'reaped')
     assert (-status if kind is Child else os.WTERMSIG(status)) == signal.SIGTERM
     # Without pidfds the status of a non-child is not to be had.
-    if process.props.has_status:
+    if process.props.status_known:
         assert process.props.term_sig == signal.SIGTERM
 
     assert is_running(bystander.pid)

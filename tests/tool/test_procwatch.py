@@ -281,6 +281,16 @@ def test_version():
     assert run('-V')[1] == out
 
 
+def test_man_page_header_names_the_tool_version():
+    if not MAN_PAGE or not os.path.exists(MAN_PAGE):
+        pytest.skip('man page path not given')
+    version = re.fullmatch(r'procwatch \(gio-procwatch\) (\S+)\n', run('--version')[1]).group(1)
+    with open(MAN_PAGE, encoding='utf-8') as f:
+        headers = [line for line in f if line.startswith('.TH ')]
+    assert len(headers) == 1, headers
+    assert headers[0].split('"')[1] == f'gio-procwatch {version}', headers[0]
+
+
 @pytest.mark.parametrize('args, message', [
     ([], 'no process given'),
     (['-n', '(unclosed'], 'invalid pattern'),
