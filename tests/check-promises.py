@@ -271,15 +271,15 @@ class Tests:
             if result.returncode != 0:
                 raise SystemExit(f'{program} -l failed: {result.stderr.strip()}')
             self.paths.update(line for line in result.stdout.split('\n') if line.startswith('/'))
-        self.python = set()
+        self.python = {}
         self.gjs = {}
         for directory, _, files in os.walk(os.path.join(source_root, 'tests')):
             for file_name in files:
                 path = os.path.join(directory, file_name)
                 if file_name.endswith('.py'):
                     with open(path, encoding='utf-8') as file:
-                        self.python.update(re.findall(r'^\s*(?:async )?def (test_\w+)', file.read(),
-                                                      flags=re.MULTILINE))
+                        self.python[os.path.relpath(path, os.path.join(source_root, 'tests'))] = \
+                            re.findall(r'^\s*(?:async )?def (test_\w+)', file.read(), flags=re.MULTILINE)
                 elif file_name.endswith('.js') and os.path.basename(directory) == 'gjs':
                     with open(path, encoding='utf-8') as file:
                         names = re.findall(r'\btest\(\s*([\'`])(.*?)\1', file.read())
@@ -313,7 +313,7 @@ class Tests:
                     return joined
         raise RowError(f'test path {path} is registered by no test program')
 
-    def check_name(self, name, gjs_file):
+    def check_name(self, name, gjs_file, python_file):
         if gjs_file is not None:
             if gjs_file not in self.gjs:
                 raise RowError(f'gjs/{gjs_file}: no such GJS test file')
@@ -322,7 +322,13 @@ class Tests:
             return
         if re.match(r'test_[\w*]*(\[.*\])?$', name):
             function = re.sub(r'\[.*\]$', '', name)
-            if not any(fnmatch.fnmatchcase(defined, function) for defined in self.python):
+            if python_file is not None:
+                if python_file not in self.python:
+                    raise RowError(f'tests/{python_file}: no such Python test file')
+                if not any(fnmatch.fnmatchcase(defined, function) for defined in self.python[python_file]):
+                    raise RowError(f'tests/{python_file} has no test {name}')
+            elif not any(fnmatch.fnmatchcase(defined, function)
+                         for defined_in_file in self.python.values() for defined in defined_in_file):
                 raise RowError(f'no Python test {name} under tests/')
             return
         if name in self.meson or any(test.startswith(name + ' (') for test in self.meson):
@@ -352,20 +358,20 @@ def check_tests(tests, cell):
     checked = 0
     for segment in strip_parentheses(cell).split(';'):
         gjs_file = None
+        python_file = None
         previous = None
-        for match in re.finditer(r'gjs/(test\w+\.js)|`([^`]+)`', segment):
-            if match.group(1):
+        for match in re.finditer(r'gjs/(test\w+\.js)|py/(test_\w+\.py)|`([^`]+)`', segment):
+            if match.group(1) or match.group(2):
                 gjs_file = match.group(1)
+                python_file = match.group(2) and 'python/' + match.group(2)
                 continue
-            name = match.group(2)
+            name = match.group(3)
             if name.startswith('/'):
                 previous = tests.check_gtest(name, previous)
-            elif gjs_file is not None:
-                tests.check_name(name, gjs_file)
             elif re.match(r'[\w./-]+\.(py|js|c|sh)$', name) and os.path.exists(name):
                 continue
             else:
-                tests.check_name(name, None)
+                tests.check_name(name, gjs_file, python_file)
             checked += 1
     return checked
 
