@@ -34,7 +34,6 @@
 
 import argparse
 import fnmatch
-import itertools
 import json
 import os
 import re
