@@ -294,6 +294,15 @@ class Tests:
                         for _, name in names]
         with open(os.path.join(build_root, 'meson-info', 'intro-tests.json'), encoding='utf-8') as file:
             self.meson = {test['name'] for test in json.load(file)}
+        # A test this configuration leaves out (gi-docgen's without
+        # documentation, say) is still a test of the project.
+        for directory, subdirectories, files in os.walk(source_root):
+            # Not into build directories, nor .git.
+            subdirectories[:] = [name for name in subdirectories if not name.startswith('.') and
+                                 not os.path.exists(os.path.join(directory, name, 'meson-info'))]
+            if 'meson.build' in files:
+                with open(os.path.join(directory, 'meson.build'), encoding='utf-8') as file:
+                    self.meson.update(re.findall(r"\btest\(\s*'([^'@]+)'", file.read()))
         self.variants = {match.group(1).split(', ')[0] for name in self.meson
                          for match in [re.search(r' \((.*)\)$', name)] if match}
 
