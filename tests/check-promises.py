@@ -26,9 +26,10 @@
 # {a,b} and *) registered by one of the TEST-PROGRAMs (asked with -l; a
 # path may continue the one before it, `/signal` after
 # `/monitor/{child,non-child}/exit-code`), Python tests (`test_…`, * and a
-# [parameter] allowed) defined under tests/, GJS tests (the names after a
-# `gjs/testX.js`) in that file, and any other name a meson test of the
-# build. Text in parentheses is commentary and not checked.
+# [parameter] allowed) defined under tests/ (in the file, after a
+# `py/test_x.py`), GJS tests (the names after a `gjs/testX.js`) in that
+# file, and any other name a meson test of the build or of a meson.build,
+# or a variant. Text in parentheses is commentary and not checked.
 #
 # TAP: one test per row, its message naming the row and what is wrong.
 
