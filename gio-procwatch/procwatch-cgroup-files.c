@@ -219,6 +219,19 @@ procwatch_cgroup_resolve (GPtrArray   *mounts,
 }
 
 static void
+set_not_cgroup_error (GError     **error,
+                      const char  *relative,
+                      const char  *absolute)
+{
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+               /* Translators: the first %s is a cgroup path, the second a directory. */
+               _("Cannot watch cgroup %s: %s is not a cgroup v2 directory"),
+               relative, absolute);
+}
+
+/* ENOTDIR here means a file stood in the path before its end (a missing
+ * cgroup); a file at its end is caught by the caller. */
+static void
 set_open_error (GError     **error,
                 int          saved_errno,
                 const char  *relative)
@@ -250,7 +263,13 @@ procwatch_cgroup_open_events (const char  *relative,
   dir_fd = open (absolute, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd < 0)
     {
-      set_open_error (error, errno, relative);
+      saved_errno = errno;
+      /* A file that exists (cgroup.procs, say) is a path given wrongly,
+       * not a cgroup that is missing. */
+      if (saved_errno == ENOTDIR && stat (absolute, &st) == 0 && !S_ISDIR (st.st_mode))
+        set_not_cgroup_error (error, relative, absolute);
+      else
+        set_open_error (error, saved_errno, relative);
       return -1;
     }
 
@@ -258,10 +277,7 @@ procwatch_cgroup_open_events (const char  *relative,
       fstat (dir_fd, &st) != 0)
     {
       close (dir_fd);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   /* Translators: the first %s is a cgroup path, the second a directory. */
-                   _("Cannot watch cgroup %s: %s is not a cgroup v2 directory"),
-                   relative, absolute);
+      set_not_cgroup_error (error, relative, absolute);
       return -1;
     }
 

@@ -565,6 +565,20 @@ assert_watch_error (ProcwatchProcessMonitor *monitor,
 }
 
 static void
+assert_watch_error_message (ProcwatchProcessMonitor *monitor,
+                            const char              *path,
+                            GIOErrorEnum             code,
+                            const char              *says)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ProcwatchCgroup) cgroup = procwatch_process_monitor_watch_cgroup (monitor, path, &error);
+
+  g_assert_error (error, G_IO_ERROR, (int) code);
+  g_assert_nonnull (strstr (error->message, says));
+  g_assert_null (cgroup);
+}
+
+static void
 test_errors (void)
 {
   g_autoptr(TestCgroup) dir = NULL;
@@ -572,6 +586,8 @@ test_errors (void)
   g_autofree char *dotdot = NULL;
   g_autofree char *absolute_dotdot = NULL;
   g_autofree char *file = NULL;
+  g_autofree char *relative_file = NULL;
+  g_autofree char *below_file = NULL;
   g_autofree char *missing = NULL;
   guint fds;
 
@@ -588,6 +604,8 @@ test_errors (void)
   dotdot = g_strconcat (dir->relative, "/..", NULL);
   absolute_dotdot = g_strconcat (dir->absolute, "/../errors", NULL);
   file = g_build_filename (dir->absolute, "cgroup.procs", NULL);
+  relative_file = g_strconcat (dir->relative, "/cgroup.procs", NULL);
+  below_file = g_strconcat (dir->relative, "/cgroup.procs/x", NULL);
   missing = g_strconcat (dir->relative, "/missing", NULL);
 
   assert_watch_error (monitor, "", G_IO_ERROR_INVALID_ARGUMENT);
@@ -599,7 +617,13 @@ test_errors (void)
   /* The root has no cgroup.events: it is never empty. */
   assert_watch_error (monitor, "/", G_IO_ERROR_INVALID_ARGUMENT);
   assert_watch_error (monitor, mount_point, G_IO_ERROR_INVALID_ARGUMENT);
-  assert_watch_error (monitor, file, G_IO_ERROR_NOT_FOUND);
+  /* A file in a cgroup exists but is no cgroup v2 directory, by either
+   * spelling; a path going on below a file names nothing. */
+  assert_watch_error_message (monitor, file, G_IO_ERROR_INVALID_ARGUMENT,
+                              "is not a cgroup v2 directory");
+  assert_watch_error_message (monitor, relative_file, G_IO_ERROR_INVALID_ARGUMENT,
+                              "is not a cgroup v2 directory");
+  assert_watch_error (monitor, below_file, G_IO_ERROR_NOT_FOUND);
   /* Only the epoll fd was kept: a failed call changes nothing else. */
   g_assert_cmpuint (test_count_open_fds (), ==, fds + 1);
 

@@ -150,6 +150,13 @@ def test_watch_cgroup_errors(monitor, make_cgroup):
     with pytest.raises(GLib.Error) as error:
         monitor.watch_cgroup(directory.relative + '/../x')
     assert error.value.matches(Gio.io_error_quark(), Gio.IOErrorEnum.INVALID_ARGUMENT)
+    # A file of the cgroup exists but is no cgroup directory, by either spelling.
+    for path in (os.path.join(directory.absolute, 'cgroup.procs'),
+                 directory.relative + '/cgroup.procs'):
+        with pytest.raises(GLib.Error) as error:
+            monitor.watch_cgroup(path)
+        assert error.value.matches(Gio.io_error_quark(), Gio.IOErrorEnum.INVALID_ARGUMENT), path
+        assert 'is not a cgroup v2 directory' in error.value.message
 
 
 def test_wait_empty_async(monitor, make_cgroup):
