@@ -14,7 +14,7 @@
 #                                               without a public doc: the
 #                                               comment above its definition
 #   `docs/threads.md` "Stopping"                a guide page and its heading
-#                                               (`docs/procwatch.1`: a section)
+#                                               (`docs/procwatch.1.in`: a section)
 #
 # Each may be followed by key words in curly quotes, “like these”, which
 # that doc must say (case, spacing, links and markup aside); every row
@@ -59,7 +59,7 @@ MEMBER_KINDS = {
 
 REFERENCE = re.compile(
     r'`(?P<symbol>(?:[a-z]+)@[A-Za-z0-9_.:-]+)`'
-    r'|`(?P<page>[A-Za-z0-9_./-]+\.(?:md|1))` "(?P<heading>.+?)"(?=\s*(?:“|;|$))'
+    r'|`(?P<page>[A-Za-z0-9_./-]+\.(?:md|1|1\.in))` "(?P<heading>.+?)"(?=\s*(?:“|;|$))'
     r'|(?P<phrase>“[^”]+”)'
     r'|(?P<separator>;)'
     r'|(?P<other>\S)')
@@ -193,7 +193,7 @@ def parse_sections(page, text):
     lines = text.split('\n')
     fenced = False
     for number, line in enumerate(lines):
-        if page.endswith('.1'):
+        if page.endswith(('.1', '.1.in')):
             match = re.match(r'\.S[HS] (.*)', line)
             if match:
                 headings.append((number, 1 if line.startswith('.SH') else 2,
