@@ -18,7 +18,9 @@
 /* How the tests and their subprocesses find the run's root. */
 #define ROOT_ENV "PROCWATCH_TEST_CGROUP_ROOT"
 #define ROOT_RELATIVE_ENV "PROCWATCH_TEST_CGROUP_ROOT_RELATIVE"
+#define MOUNT_POINT_ENV "PROCWATCH_TEST_CGROUP_MOUNT_POINT"
 
+static char *mount_point;
 static char *test_root;          /* absolute */
 static char *test_root_relative; /* as /proc/<pid>/cgroup writes it */
 static char *skip_reason;
@@ -135,11 +137,11 @@ supervise (void)
 void
 test_cgroups_set_up (void)
 {
-  g_autofree char *mount_point = NULL;
   g_autofree char *root = NULL;
 
   if (g_getenv (ROOT_ENV) != NULL)
     {
+      mount_point = g_strdup (g_getenv (MOUNT_POINT_ENV));
       test_root = g_strdup (g_getenv (ROOT_ENV));
       test_root_relative = g_strdup (g_getenv (ROOT_RELATIVE_ENV));
       return;
@@ -163,6 +165,7 @@ test_cgroups_set_up (void)
       return;
     }
 
+  g_setenv (MOUNT_POINT_ENV, mount_point, TRUE);
   g_setenv (ROOT_ENV, test_root, TRUE);
   g_setenv (ROOT_RELATIVE_ENV, test_root_relative, TRUE);
 
@@ -187,6 +190,18 @@ test_cgroups_skip (void)
     g_test_skip (skip_reason);
 
   return TRUE;
+}
+
+const char *
+test_cgroups_get_mount_point (void)
+{
+  return mount_point;
+}
+
+const char *
+test_cgroups_get_root (void)
+{
+  return test_root_relative;
 }
 
 TestCgroup *

@@ -22,6 +22,10 @@ void        test_cgroups_set_up      (void);
 /* Skips the test, saying why, where cgroups cannot be made; fails it
  * instead when PROCWATCH_TEST_REQUIRE_CGROUP=1 (a lane that provides them). */
 gboolean    test_cgroups_skip        (void);
+/* The cgroup2 mount point, and the run's root as /proc/<pid>/cgroup names
+ * it: valid once test_cgroups_skip() is false. */
+const char *test_cgroups_get_mount_point (void);
+const char *test_cgroups_get_root        (void);
 
 typedef struct
 {
