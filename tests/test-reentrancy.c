@@ -199,6 +199,7 @@ struct _Cell
   Tracked d;              /* watched at the end, to see the monitor works */
   Tracked x;              /* cgroup of a */
   Tracked y;              /* cgroup of b */
+  Tracked *all[6];        /* the six above */
   TestCgroup *x_dir;
   TestCgroup *y_dir;
   gboolean a_listed;
@@ -279,12 +280,11 @@ static Tracked *
 find_tracked (Cell    *cell,
               gpointer object)
 {
-  Tracked *all[] = { &cell->a, &cell->b, &cell->c, &cell->d, &cell->x, &cell->y };
   guint i;
 
-  for (i = 0; i < G_N_ELEMENTS (all); i++)
-    if (all[i]->object != NULL && all[i]->object == object)
-      return all[i];
+  for (i = 0; i < G_N_ELEMENTS (cell->all); i++)
+    if (cell->all[i]->object != NULL && cell->all[i]->object == object)
+      return cell->all[i];
 
   return NULL;
 }
@@ -327,12 +327,11 @@ stopped (Cell    *cell,
 static void
 stop_everything (Cell *cell)
 {
-  Tracked *all[] = { &cell->a, &cell->b, &cell->c, &cell->d, &cell->x, &cell->y };
   guint i;
 
   stopped (cell, NULL);
-  for (i = 0; i < G_N_ELEMENTS (all); i++)
-    all[i]->stopped = TRUE;
+  for (i = 0; i < G_N_ELEMENTS (cell->all); i++)
+    cell->all[i]->stopped = TRUE;
 }
 
 /* Anything said about @tracked after its watch ended breaks a promise. */
@@ -377,7 +376,7 @@ signalled (Cell       *cell,
   Tracked *tracked = find_tracked (cell, object);
 
   if (cell->closed || cell->dropped)
-    violation (cell, "%s after the monitor was closed", what);
+    violation (cell, "%s after the monitor was closed or dropped", what);
   if (tracked != NULL)
     check_not_stopped (cell, tracked, what);
 
@@ -448,7 +447,7 @@ on_items_changed (GListModel *model,
   guint i;
 
   if (cell->closed || cell->dropped)
-    violation (cell, "items-changed after the monitor was closed");
+    violation (cell, "items-changed after the monitor was closed or dropped");
 
   if (cell->spec->callout->kind == CALLOUT_ITEMS_ADDED && cell->a.object == NULL)
     {
@@ -631,13 +630,15 @@ iterate (Cell *cell)
   check_fds_after_drop (cell);
 }
 
-typedef gboolean (*Condition) (Cell *cell);
+typedef gboolean (*Condition) (Cell    *cell,
+                               Tracked *tracked);
 
 /* Iterates the default context until @done; fails after a deadline. Right
  * after the dispatch that dropped the monitor, every fd must be closed. */
 static void
 iterate_until (Cell       *cell,
                Condition   done,
+               Tracked    *tracked,
                const char *what)
 {
   g_autoptr(GSource) deadline = g_timeout_source_new_seconds (DEADLINE_SECONDS);
@@ -646,13 +647,13 @@ iterate_until (Cell       *cell,
   g_source_set_callback (deadline, on_timeout, &timed_out, NULL);
   g_source_attach (deadline, NULL);
 
-  while (!done (cell) && !timed_out)
+  while (!done (cell, tracked) && !timed_out)
     iterate (cell);
   g_source_destroy (deadline);
 
   if (timed_out)
-    g_error ("timed out after %d s waiting for %s%s", DEADLINE_SECONDS, what,
-             cell->violations->str);
+    g_error ("timed out after %d s waiting for %s%s%s", DEADLINE_SECONDS,
+             tracked != NULL ? tracked->label : "", what, cell->violations->str);
 }
 
 static void
@@ -826,26 +827,32 @@ run_call (Cell *cell)
     }
 }
 
+/* Whether the monitor has said what it must about @tracked, or must say
+ * nothing more. */
 static gboolean
-a_exit_settled (Cell *cell)
+exit_settled (Cell    *cell,
+              Tracked *tracked)
 {
-  return cell->a.n_exited > 0 || cell->a.stopped || !reporting (cell);
+  return tracked->n_exited > 0 || tracked->stopped || !reporting (cell);
 }
 
 static gboolean
-a_reap_settled (Cell *cell)
+reap_settled (Cell    *cell,
+              Tracked *tracked)
 {
-  return cell->a.n_reaped > 0 || cell->a.stopped || !reporting (cell);
+  return tracked->n_reaped > 0 || tracked->stopped || !reporting (cell);
 }
 
 static gboolean
-x_settled (Cell *cell)
+emptied_settled (Cell    *cell,
+                 Tracked *tracked)
 {
-  return cell->x.n_emptied > 0 || cell->x.stopped || !reporting (cell);
+  return tracked->n_emptied > 0 || tracked->stopped || !reporting (cell);
 }
 
 static gboolean
-all_waits_completed (Cell *cell)
+all_waits_completed (Cell    *cell,
+                     Tracked *unused)
 {
   guint i;
 
@@ -871,7 +878,7 @@ end_a (Cell *cell)
   switch (cell->spec->kind)
     {
     case KIND_CHILD:
-      iterate_until (cell, a_exit_settled, "\"exited\" of the child");
+      iterate_until (cell, exit_settled, &cell->a, ": \"exited\"");
       test_process_reap (process);
       break;
 
@@ -881,7 +888,7 @@ end_a (Cell *cell)
 
     case KIND_REAPED_LATE:
       test_process_await_exit (process);
-      iterate_until (cell, a_exit_settled, "\"exited\" of the non-child");
+      iterate_until (cell, exit_settled, &cell->a, ": \"exited\"");
       test_process_reap (process);
       break;
 
@@ -889,19 +896,18 @@ end_a (Cell *cell)
       g_assert_not_reached ();
     }
 
-  iterate_until (cell, a_reap_settled, "\"reaped\" of the process");
+  iterate_until (cell, reap_settled, &cell->a, ": \"reaped\"");
   if (cell->cgroups)
-    iterate_until (cell, x_settled, "\"cgroup-emptied\" of its cgroup");
+    iterate_until (cell, emptied_settled, &cell->x, ": \"cgroup-emptied\"");
 }
 
-/* Ends a child, and waits for what the monitor must say about it. */
+/* Ends a child, and waits for what the monitor must say about it; returns
+ * whether it had to say it. */
 static gboolean
 end_child (Cell    *cell,
            Tracked *tracked)
 {
   gboolean watched = reporting (cell) && !tracked->stopped;
-  g_autoptr(GSource) deadline = NULL;
-  gboolean timed_out = FALSE;
 
   if (tracked->process == NULL)
     return FALSE;
@@ -910,18 +916,9 @@ end_child (Cell    *cell,
     test_process_exit (tracked->process, 0);
   tracked->ended = TRUE;
 
-  deadline = g_timeout_source_new_seconds (DEADLINE_SECONDS);
-  g_source_set_callback (deadline, on_timeout, &timed_out, NULL);
-  g_source_attach (deadline, NULL);
-  while (watched && tracked->n_exited == 0 && !tracked->stopped && reporting (cell) && !timed_out)
-    iterate (cell);
+  iterate_until (cell, exit_settled, tracked, ": \"exited\"");
   test_process_reap (tracked->process);
-  while (watched && tracked->n_reaped == 0 && !tracked->stopped && reporting (cell) && !timed_out)
-    iterate (cell);
-  g_source_destroy (deadline);
-
-  if (timed_out)
-    violation (cell, "%s: no \"exited\" and \"reaped\" in %d s", tracked->label, DEADLINE_SECONDS);
+  iterate_until (cell, reap_settled, tracked, ": \"reaped\"");
 
   return watched && !tracked->stopped && reporting (cell);
 }
@@ -1089,7 +1086,6 @@ run_cell (const CellSpec *spec)
   const Callout *callout = spec->callout;
   Cell cell_storage = { 0, };
   Cell *cell = &cell_storage;
-  Tracked *all[] = { &cell->a, &cell->b, &cell->c, &cell->d, &cell->x, &cell->y };
   g_autoptr(ProcwatchProcess) a = NULL;
   g_autoptr(ProcwatchProcess) b = NULL;
   guint fds_at_start;
@@ -1103,6 +1099,8 @@ run_cell (const CellSpec *spec)
   cell->b.label = "the other process";
   cell->x.label = "the cgroup";
   cell->y.label = "the other cgroup";
+  memcpy (cell->all, (Tracked *[]) { &cell->a, &cell->b, &cell->c, &cell->d, &cell->x, &cell->y },
+          sizeof cell->all);
 
   cell->a.process = test_process_spawn (test_process_kind (spec->kind));
   cell->b.process = test_process_spawn (TEST_PROCESS_CHILD);
@@ -1158,14 +1156,14 @@ run_cell (const CellSpec *spec)
     assert_reported_once (cell, &cell->a);
 
   check_fresh_process (cell);
-  iterate_until (cell, all_waits_completed, "every wait to complete");
+  iterate_until (cell, all_waits_completed, NULL, "every wait to complete");
   drain (cell);
   check_waits (cell);
 
   /* Whatever the handler did, nothing is left behind. */
   g_clear_object (&cell->monitor);
-  for (i = 0; i < G_N_ELEMENTS (all); i++)
-    tracked_clear (all[i]);
+  for (i = 0; i < G_N_ELEMENTS (cell->all); i++)
+    tracked_clear (cell->all[i]);
   g_clear_object (&a);
   g_clear_object (&b);
   g_clear_pointer (&cell->x_dir, test_cgroup_free);
