@@ -695,8 +695,7 @@ nested_loop (Cell *cell)
   if (!cell->spec->callout->inside_call && arrived)
     violation (cell, "the other process's \"exited\" arrived inside a nested main loop "
                "of a handler run from the monitor's dispatch");
-  if (cell->spec->callout->inside_call && !arrived &&
-      g_str_has_prefix (procwatch_process_monitor_get_backend (cell->monitor), "pidfd"))
+  if (cell->spec->callout->inside_call && !arrived)
     violation (cell, "the other process's \"exited\" did not arrive in %d ms of a nested "
                "main loop run outside of any dispatch", NESTED_LOOP_MS);
 }
