@@ -13,11 +13,9 @@
  * cell; a new callout is one more line in callouts[] below.
  */
 
-#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gio-procwatch/procwatch.h>
@@ -1052,13 +1050,16 @@ start_waits (Cell *cell)
       wait->callout = callout->kind == CALLOUT_PROCESS_WAIT;
     }
   if (callout->kind == CALLOUT_MONITOR_WAIT)
-    start_wait (cell, "a wait on the monitor", &cell->a, TRUE, FALSE)->callout = TRUE;
+    {
+      wait = start_wait (cell, "a wait on the monitor", &cell->a, TRUE, FALSE);
+      wait->callout = TRUE;
+    }
   start_wait (cell, "a wait on the other process", &cell->b, FALSE, FALSE);
 
   if (cell->cgroups)
     {
-      start_wait (cell, "a wait on the cgroup", &cell->x, FALSE, FALSE)->callout =
-        callout->kind == CALLOUT_CGROUP_WAIT;
+      wait = start_wait (cell, "a wait on the cgroup", &cell->x, FALSE, FALSE);
+      wait->callout = callout->kind == CALLOUT_CGROUP_WAIT;
       start_wait (cell, "a wait on the other cgroup", &cell->y, FALSE, FALSE);
     }
 
