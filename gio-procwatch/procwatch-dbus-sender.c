@@ -118,8 +118,8 @@ static int
 open_peer_pidfd (int      fd,
                  GError **error)
 {
-  socklen_t len = sizeof (int);
   int pidfd = -1;
+  socklen_t len = sizeof pidfd;
   int saved_errno;
 
   if (getsockopt (fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) == 0)
