@@ -28,6 +28,22 @@ const SIGNALS = new Map([
 const CRASH_SIGNALS = new Set([4, 5, 6, 7, 8, 11, 24, 25, 31]);
 
 /**
+ * Whether the status of a process is known.
+ *
+ * In C and Python this is procwatch_process_has_status(). In GJS a property
+ * hides a method of the same name: while Procwatch.Process has a
+ * `has-status` property, `process.has_status` is that property (a boolean)
+ * and `process.has_status()` throws; once the property is `status-known`,
+ * `has_status()` is the method again. This works with both.
+ *
+ * @param {Procwatch.Process} process a process
+ * @returns {boolean} whether its status is known
+ */
+export function hasStatus(process) {
+    return typeof process.has_status === 'function' ? process.has_status() : process.has_status;
+}
+
+/**
  * How a reaped process ended, in words.
  *
  * @param {Procwatch.Process} process a reaped process
@@ -37,7 +53,7 @@ const CRASH_SIGNALS = new Set([4, 5, 6, 7, 8, 11, 24, 25, 31]);
 export function describeEnd(process) {
     // The status of a process that is not our child is known only once
     // its parent has reaped it, and only on Linux 6.15 and newer.
-    if (!process.has_status())
+    if (!hasStatus(process))
         return 'ended';
     if (process.get_if_signaled()) {
         const signal = process.get_term_sig();
@@ -76,8 +92,10 @@ export class AppExitNotifier {
             // The monitor is a list of the processes it watches: each one
             // that joins is followed until it has gone.
             this._monitor.connect('items-changed', (model, position, _removed, added) => {
-                for (let i = position; i < position + added; i++)
-                    this._follow(model.get_item(i));
+                for (let i = position; i < position + added; i++) {
+                    this._follow(model.get_item(i))
+                        .catch(error => logError(error, 'app-exits'));
+                }
             }),
             this._monitor.connect('reaped', (_monitor, process) => {
                 const resolve = this._reapWaiters.get(process);

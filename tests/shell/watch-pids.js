@@ -24,7 +24,11 @@ function say(message) {
 }
 
 function statusOf(process) {
-    if (!process.has_status())
+    // process.has_status is a property where Procwatch.Process has one
+    // named has-status (see examples/shell-extension/app-exit-notifier.js).
+    const known = typeof process.has_status === 'function'
+        ? process.has_status() : process.has_status;
+    if (!known)
         return 'no status';
     if (process.get_if_signaled())
         return `signal ${process.get_term_sig()}`;
