@@ -201,23 +201,29 @@ def check_test_extension():
 
         procs['exit-code'].communicate('\n')
         check('exit code 3 reported', wait_for_log('procwatch-test: exit-code reaped: exit 3'))
-        check('exit reported before reap',
+        # Reaped at once by its parent: "exited" still comes first.
+        check('"exited" before "reaped"',
               0 <= shell_log().find('procwatch-test: exit-code exited')
               < shell_log().find('procwatch-test: exit-code reaped'))
+        check('wait_async completes on exit',
+              wait_for_log('procwatch-test: exit-code wait completed'))
 
         procs['killed'].send_signal(signal.SIGKILL)
         procs['killed'].wait()
         check('SIGKILL reported', wait_for_log('procwatch-test: killed reaped: signal 9'))
+        check('wait_async completes on a kill',
+              wait_for_log('procwatch-test: killed wait completed'))
 
         # A zombie: its parent (this script) reaps it only once the shell
         # has said it exited.
         zombie = procs['zombie']
         zombie.stdin.write('\n')
         zombie.stdin.close()
-        exited = wait_for_log('procwatch-test: zombie exited')
+        exited = (wait_for_log('procwatch-test: zombie exited')
+                  and wait_for_log('procwatch-test: zombie wait completed'))
         with open(f'/proc/{zombie.pid}/stat') as stat:
             state = stat.read().rsplit(')', 1)[1].split()[0]
-        check('zombie: exited reported while a zombie',
+        check('zombie: "exited" and wait_async while a zombie, no "reaped"',
               exited and state == 'Z' and not log_has('procwatch-test: zombie reaped'),
               f'state {state}')
         zombie.wait()

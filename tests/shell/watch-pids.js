@@ -7,7 +7,8 @@
 // the shell's log:
 //
 //   procwatch-test: watching 4 processes
-//   procwatch-test: NAME exited
+//   procwatch-test: NAME exited              (the monitor's "exited" signal)
+//   procwatch-test: NAME wait completed      (process.wait_async)
 //   procwatch-test: NAME reaped: exit 3 | signal 9 | no status
 //   procwatch-test: NAME still running at disable
 //   procwatch-test: closed
@@ -40,8 +41,12 @@ export class PidWatcher {
         this._names = new Map();   // Procwatch.Process → its name in the pid file
         this._cancellable = new Gio.Cancellable();
         this._monitor = Procwatch.ProcessMonitor.new();
-        this._reapedId = this._monitor.connect('reaped',
-            (_monitor, process) => say(`${this._names.get(process)} reaped: ${statusOf(process)}`));
+        this._monitorIds = [
+            this._monitor.connect('exited',
+                (_monitor, process) => say(`${this._names.get(process)} exited`)),
+            this._monitor.connect('reaped',
+                (_monitor, process) => say(`${this._names.get(process)} reaped: ${statusOf(process)}`)),
+        ];
         this._start().catch(error => say(`failed: ${error.message}`));
     }
 
@@ -65,7 +70,7 @@ export class PidWatcher {
     async _follow(process, name) {
         try {
             await process.wait_async(this._cancellable);
-            say(`${name} exited`);
+            say(`${name} wait completed`);
         } catch (error) {
             if (!error.matches(Gio.IOErrorEnum, Gio.IOErrorEnum.CANCELLED))
                 say(`${name}: ${error.message}`);
@@ -77,7 +82,8 @@ export class PidWatcher {
             if (process.get_state() === Procwatch.ProcessState.RUNNING)
                 say(`${name} still running at disable`);
         }
-        this._monitor.disconnect(this._reapedId);
+        for (const id of this._monitorIds)
+            this._monitor.disconnect(id);
         this._monitor.close();
         this._monitor = null;
         this._cancellable.cancel();
