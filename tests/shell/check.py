@@ -152,11 +152,12 @@ def check_watching(what, table, before, watched):
     return found
 
 
-def check_extension_left_clean(uuid, before, monitor, exact):
-    """After disable: none of the monitor's fds is open any more (an fd
-    number taken again has another inode). Where the shell opens none of
-    its own meanwhile (exact), its counts are those before enable."""
-    after = fd_table()
+def check_extension_left_clean(uuid, before, monitor, exact, after=None):
+    """After disable (the fd table then is after): none of the monitor's fds
+    is open any more (an fd number taken again has another inode). Where the
+    shell opens none of its own meanwhile (exact), its counts are those
+    before enable."""
+    after = after if after is not None else fd_table()
     still_open = {(kind, fd, inode) for kind, fd, inode in monitor
                   if after.get(fd) == (kind, inode)}
     check(f'{uuid}: disable gives back every pidfd and epoll fd of its monitor',
@@ -282,15 +283,17 @@ def check_test_extension():
         check('zombie: exit code 7 reported once reaped',
               wait_for_log('procwatch-test: zombie reaped: exit 7'))
     finally:
-        disabled = set_enabled(TEST_UUID, False)
+        disabled = set_enabled(TEST_UUID, False) and wait_for_log('procwatch-test: closed')
+        # Before "running" ends: the monitor must have let go of its pidfd.
+        after = fd_table()
         for proc in procs.values():
             if proc.returncode is None:
                 proc.kill()
                 proc.wait()
-    check('test extension: disabled', disabled and wait_for_log('procwatch-test: closed'))
+    check('test extension: disabled', disabled)
     check('running process reported as running at disable',
           log_has('procwatch-test: running still running at disable'))
-    check_extension_left_clean(TEST_UUID, before, monitor, exact=True)
+    check_extension_left_clean(TEST_UUID, before, monitor, exact=True, after=after)
 
 
 def main():
