@@ -307,6 +307,10 @@ def main():
             except Exception as error:  # noqa: BLE001 (one failed part, not the others)
                 check(f'{part.__name__} ran to its end', False, repr(error))
         check('the shell is alive after both', shell_alive())
+        # An exception in a handler or a promise of an extension (say, in
+        # Main.notify) is only logged.
+        errors = [line for line in shell_log().splitlines() if 'JS ERROR' in line]
+        check('no JS errors in the shell log', not errors, '; '.join(errors[:3]))
     print('extension lines in the shell log:')
     for line in shell_log().splitlines():
         if 'app-exits' in line or 'procwatch-test' in line or 'JS ERROR' in line:
