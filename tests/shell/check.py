@@ -315,6 +315,10 @@ def main():
     for line in shell_log().splitlines():
         if 'app-exits' in line or 'procwatch-test' in line or 'JS ERROR' in line:
             print('  ' + line)
+    if failed:
+        print('the end of the shell log:')
+        for line in shell_log().splitlines()[-40:]:
+            print('  ' + line)
     print(f'Ok: {len(passed)}')
     print(f'Fail: {len(failed)}')
     return 1 if failed else 0
