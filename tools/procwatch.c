@@ -72,7 +72,8 @@ tool_verbose_line (Tool       *tool,
     return;
 
   va_start (args, format);
-  vfprintf (out, format, args);
+  if (format != NULL)
+    vfprintf (out, format, args);
   va_end (args);
   fputc ('\n', out);
   fflush (out);
