@@ -99,17 +99,37 @@ pidfd_is_supported (GError **error)
   return TRUE;
 }
 
-/* PIDFD_GET_INFO (Linux 6.13+): whether the kernel answered about @mask. */
-static gboolean
-get_info (int                          fd,
-          guint64                      mask,
-          struct procwatch_pidfd_info *info)
+/* PIDFD_GET_INFO (Linux 6.13+), the one place that asks it: whether the
+ * kernel answered about any bit of @mask. Every question about a pidfd's
+ * process (pid, parent, exit status, core dump, and what newer kernels
+ * add) comes through here, with the struct zeroed as the kernel wants. */
+gboolean
+procwatch_pidfd_get_info (int                          pidfd,
+                          guint64                      mask,
+                          struct procwatch_pidfd_info *info)
 {
   /* Zeroed in full: the kernel reads the mask and checks the rest. */
   memset (info, 0, sizeof *info);
   info->mask = mask;
 
-  return ioctl (fd, PROCWATCH_PIDFD_GET_INFO, info) == 0 && (info->mask & mask) != 0;
+  return ioctl (pidfd, PROCWATCH_PIDFD_GET_INFO, info) == 0 && (info->mask & mask) != 0;
+}
+
+/* The wait status in a PIDFD_INFO_EXIT answer. The core flag of the status
+ * is the authority on a core dump; a non-zero @coredump_mask (Linux 6.16+:
+ * filled for the dump modes that report back, 0 for a plain core file)
+ * adds it where the status might lack it. The COREDUMP bit of the mask
+ * alone says nothing: this kernel sets it with a @coredump_mask of 0. */
+static int
+status_of_info (const struct procwatch_pidfd_info *info)
+{
+  int wait_status = info->exit_code;
+
+  if ((info->mask & PIDFD_INFO_COREDUMP) && (info->coredump_mask & PIDFD_COREDUMPED) &&
+      WIFSIGNALED (wait_status))
+    wait_status |= WCOREFLAG;
+
+  return wait_status;
 }
 
 /* The pid a pidfd refers to: 0 once reaped, or when the process is in a pid
@@ -120,7 +140,7 @@ pid_of_pidfd (int fd)
   struct procwatch_pidfd_info info;
   GPid pid;
 
-  if (get_info (fd, PIDFD_INFO_PID, &info))
+  if (procwatch_pidfd_get_info (fd, PIDFD_INFO_PID, &info))
     return (GPid) info.pid;
 
   if (procwatch_proc_read_fdinfo_pid (fd, &pid) && pid > 0)
@@ -310,7 +330,7 @@ parent_is_us (int  pidfd,
   struct procwatch_pidfd_info info;
   GPid ppid = 0;
 
-  if (get_info (pidfd, PIDFD_INFO_PID, &info))
+  if (procwatch_pidfd_get_info (pidfd, PIDFD_INFO_PID, &info))
     return (GPid) info.ppid == getpid ();
 
   return pid > 0 &&
@@ -472,11 +492,12 @@ child_exit_pending (ProcwatchHandle *handle)
    * status. Usually neither: its exit is news, its status comes with the
    * reap, and no waitid () is spent on it. */
   if (!handle->child &&
-      get_info (handle->fd, PIDFD_INFO_PID | PIDFD_INFO_EXIT, &pidfd_info))
+      procwatch_pidfd_get_info (handle->fd, PIDFD_INFO_PID | PIDFD_INFO_EXIT | PIDFD_INFO_COREDUMP,
+                                &pidfd_info))
     {
       if (pidfd_info.mask & PIDFD_INFO_EXIT)
         {
-          handle->exit_status = pidfd_info.exit_code;
+          handle->exit_status = status_of_info (&pidfd_info);
           handle->exit_status_seen = TRUE;
           return FALSE;
         }
@@ -562,10 +583,11 @@ procwatch_pidfd_read_exit_status (int  pidfd,
 {
   struct procwatch_pidfd_info info;
 
-  if (!get_info (pidfd, PIDFD_INFO_EXIT, &info))
+  if (!procwatch_pidfd_get_info (pidfd, PIDFD_INFO_EXIT | PIDFD_INFO_COREDUMP, &info) ||
+      !(info.mask & PIDFD_INFO_EXIT))
     return FALSE;
 
-  *wait_status = info.exit_code;
+  *wait_status = status_of_info (&info);
   return TRUE;
 }
 

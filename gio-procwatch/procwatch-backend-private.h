@@ -134,7 +134,12 @@ void                    procwatch_set_error_from_errno (GError                **
                                                         const char             *what);
 
 /* pidfd helpers (procwatch-backend-pidfd.c) that the backends holding /proc
- * handles need too, to accept a pidfd and to read a child's status. */
+ * handles need too, to accept a pidfd and to read a child's status;
+ * procwatch_pidfd_get_info () is the one caller of PIDFD_GET_INFO. */
+struct procwatch_pidfd_info;
+gboolean                procwatch_pidfd_get_info       (int                     pidfd,
+                                                        guint64                 mask,
+                                                        struct procwatch_pidfd_info *info);
 int                     procwatch_pidfd_dup            (int                     pidfd,
                                                         GPid                   *pid,
                                                         guint64                *inode,
