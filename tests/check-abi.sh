@@ -59,6 +59,10 @@ procwatch_process_get_cgroup
 procwatch_process_monitor_unwatch_cgroup
 procwatch_process_monitor_watch_cgroup
 SYMBOLS
+# Added in 1.4.
+cat >> "$work/expected" <<'SYMBOLS'
+procwatch_process_get_core_dumped
+SYMBOLS
 
 "$nm" -D --defined-only "$library" | awk '{ print $NF }' | sort -u > "$work/exported"
 
