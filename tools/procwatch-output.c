@@ -216,6 +216,12 @@ format_json (GString          *line,
   else
     g_string_append (line, "null");
 
+  g_string_append (line, ",\"core_dumped\":");
+  if (procwatch_process_has_status (process))
+    g_string_append (line, procwatch_process_get_core_dumped (process) ? "true" : "false");
+  else
+    g_string_append (line, "null");
+
   g_string_append (line, "}\n");
 }
 
