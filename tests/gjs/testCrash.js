@@ -88,56 +88,62 @@ class Crasher {
     }
 }
 
-for (const how of ['segv', 'abort']) {
-    for (const core of [true, false]) {
-        for (const nonChild of [false, true]) {
-            const name = `${nonChild ? 'non-child' : 'child'}, ${how}, ${core ? 'core' : 'no core'}`;
-            test(name, async ({monitor, recorder, make}) => {
-                checkCorePattern();
-                const crasher = await make(() => Crasher.spawn(how, core, nonChild));
-                const process = monitor.watch_pid(crasher.pid);
-                const notified = [];
-                process.connect('notify::core-dumped', () => {
-                    notified.push([process.core_dumped, recorder.names(crasher.pid)]);
-                });
-                assertEqual(process.get_core_dumped(), false, 'core dumped while running');
-                assertEqual(process.core_dumped, false, 'core-dumped while running');
+// A test of the helper crashing @how ('segv' or 'abort'), its RLIMIT_CORE
+// raised (@core) or 0, as a child of the test or not (@nonChild).
+function crashTest(how, core, nonChild) {
+    return async ({monitor, recorder, make}) => {
+        checkCorePattern();
+        const crasher = await make(() => Crasher.spawn(how, core, nonChild));
+        const process = monitor.watch_pid(crasher.pid);
+        const notified = [];
+        process.connect('notify::core-dumped', () => {
+            notified.push([process.core_dumped, recorder.names(crasher.pid)]);
+        });
+        assertEqual(process.get_core_dumped(), false, 'core dumped while running');
+        assertEqual(process.core_dumped, false, 'core-dumped while running');
 
-                process.send_signal(SIGUSR1);
-                const exited = await recorder.waitFor(crasher.pid, 'exited');
-                if (nonChild) {
-                    assert(!exited.hadStatus, 'a non-child\'s status is unknown at "exited"');
-                    assertEqual(process.get_core_dumped(), false, 'core dumped at "exited"');
-                    crasher.reapNonChild();
-                } else {
-                    assert(exited.hadStatus, 'a child\'s status is known at "exited"');
-                    assertEqual(process.get_core_dumped(), core, 'core dumped at "exited"');
-                }
-                await recorder.waitFor(crasher.pid, 'reaped');
-
-                if (nonChild && !(kernelKeepsExitStatus() && monitor.get_backend() === 'pidfd')) {
-                    assert(!process.has_status(), 'no status after the reap');
-                    assertEqual(process.core_dumped, false, 'core-dumped without a status');
-                    assertEqual(notified.length, 0, 'core-dumped notifications');
-                } else {
-                    assert(process.has_status(), 'status known');
-                    assertEqual(process.get_term_sig(), SIGNALS[how], 'signal');
-                    assertEqual(process.get_core_dumped(), core, 'core dumped');
-                    assertEqual(process.core_dumped, core, 'core-dumped property');
-                    const before = nonChild ? ['exited'] : [];
-                    assertEqual(JSON.stringify(notified),
-                        JSON.stringify(core ? [[true, before]] : []), 'core-dumped notifications');
-                }
-
-                if (!nonChild) {
-                    // What GLib got reaping its child: the same raw status.
-                    await crasher.wait();
-                    assertEqual(crasher.subprocess.get_status(), process.get_status(), 'raw status');
-                }
-                assertEqual(listDir(crasher.dir).length, core ? 1 : 0, 'core files written');
-            });
+        process.send_signal(SIGUSR1);
+        const exited = await recorder.waitFor(crasher.pid, 'exited');
+        if (nonChild) {
+            assert(!exited.hadStatus, 'a non-child\'s status is unknown at "exited"');
+            assertEqual(process.get_core_dumped(), false, 'core dumped at "exited"');
+            crasher.reapNonChild();
+        } else {
+            assert(exited.hadStatus, 'a child\'s status is known at "exited"');
+            assertEqual(process.get_core_dumped(), core, 'core dumped at "exited"');
         }
-    }
+        await recorder.waitFor(crasher.pid, 'reaped');
+
+        if (nonChild && !(kernelKeepsExitStatus() && monitor.get_backend() === 'pidfd')) {
+            assert(!process.has_status(), 'no status after the reap');
+            assertEqual(process.core_dumped, false, 'core-dumped without a status');
+            assertEqual(notified.length, 0, 'core-dumped notifications');
+        } else {
+            assert(process.has_status(), 'status known');
+            assertEqual(process.get_term_sig(), SIGNALS[how], 'signal');
+            assertEqual(process.get_core_dumped(), core, 'core dumped');
+            assertEqual(process.core_dumped, core, 'core-dumped property');
+            const before = nonChild ? ['exited'] : [];
+            assertEqual(JSON.stringify(notified),
+                JSON.stringify(core ? [[true, before]] : []), 'core-dumped notifications');
+        }
+
+        if (!nonChild) {
+            // What GLib got reaping its child: the same raw status.
+            await crasher.wait();
+            assertEqual(crasher.subprocess.get_status(), process.get_status(), 'raw status');
+        }
+        assertEqual(listDir(crasher.dir).length, core ? 1 : 0, 'core files written');
+    };
 }
+
+test('child, segv, core', crashTest('segv', true, false));
+test('child, segv, no core', crashTest('segv', false, false));
+test('child, abort, core', crashTest('abort', true, false));
+test('child, abort, no core', crashTest('abort', false, false));
+test('non-child, segv, core', crashTest('segv', true, true));
+test('non-child, segv, no core', crashTest('segv', false, true));
+test('non-child, abort, core', crashTest('abort', true, true));
+test('non-child, abort, no core', crashTest('abort', false, true));
 
 await run();
