@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -24,6 +25,12 @@
 #include "procwatch-backend-private.h"
 #include "procwatch-linux-private.h"
 #include "procwatch-proc-files-private.h"
+#include "procwatch-test-seam-private.h"
+
+#ifdef PROCWATCH_TEST_SEAM
+void (*procwatch_test_seam_pidfd_info_answer) (struct procwatch_pidfd_info *info);
+const char *procwatch_test_seam_kernel_release;
+#endif
 
 static gboolean reap_raises_hup;
 static gboolean pidfs_present;
@@ -112,7 +119,15 @@ procwatch_pidfd_get_info (int                          pidfd,
   memset (info, 0, sizeof *info);
   info->mask = mask;
 
-  return ioctl (pidfd, PROCWATCH_PIDFD_GET_INFO, info) == 0 && (info->mask & mask) != 0;
+  if (ioctl (pidfd, PROCWATCH_PIDFD_GET_INFO, info) != 0)
+    return FALSE;
+
+#ifdef PROCWATCH_TEST_SEAM
+  if (procwatch_test_seam_pidfd_info_answer != NULL)
+    procwatch_test_seam_pidfd_info_answer (info);
+#endif
+
+  return (info->mask & mask) != 0;
 }
 
 /* The wait status in a PIDFD_INFO_EXIT answer. The core flag of the status
@@ -621,6 +636,126 @@ pidfd_read_status (const ProcwatchBackend *backend,
   return procwatch_pidfd_read_exit_status (handle->fd, wait_status);
 }
 
+/* Whether uname ()'s release is @major.@minor or later: the last resort,
+ * for what no kernel call tells. */
+static gboolean
+kernel_release_at_least (guint major,
+                         guint minor)
+{
+  struct utsname name;
+  const char *release = NULL;
+  guint64 found_major, found_minor;
+  char *end;
+
+#ifdef PROCWATCH_TEST_SEAM
+  release = procwatch_test_seam_kernel_release;
+#endif
+  if (release == NULL && uname (&name) == 0)
+    release = name.release;
+  if (release == NULL)
+    return FALSE;
+
+  found_major = g_ascii_strtoull (release, &end, 10);
+  if (*end != '.')
+    return FALSE;
+  found_minor = g_ascii_strtoull (end + 1, NULL, 10);
+
+  return found_major > major || (found_major == major && found_minor >= minor);
+}
+
+/* Whether the kernel keeps the status of a reaped process for pidfd
+ * holders (PIDFD_INFO_EXIT, Linux 6.15), asked of @pidfd, one of a live
+ * process: such a pidfd never answers EXIT, so the answer is found around
+ * it. A kernel that lists what it supports (6.19) says so; one that echoes
+ * PIDFD_INFO_COREDUMP for a live process is 6.16 or later; one that
+ * answers PIDFD_GET_INFO at all is 6.13 or later, and only its release
+ * tells 6.15 from 6.13 and 6.14. */
+static gboolean
+kernel_keeps_exit_status (int pidfd)
+{
+  struct procwatch_pidfd_info info;
+
+  if (!procwatch_pidfd_get_info (pidfd, PIDFD_INFO_PID | PIDFD_INFO_EXIT | PIDFD_INFO_COREDUMP |
+                                        PIDFD_INFO_SUPPORTED_MASK, &info))
+    return FALSE;
+
+  if (info.mask & PIDFD_INFO_SUPPORTED_MASK)
+    return (info.supported_mask & PIDFD_INFO_EXIT) != 0;
+
+  if (info.mask & PIDFD_INFO_COREDUMP)
+    return TRUE;
+
+  return kernel_release_at_least (6, 15);
+}
+
+/* Whether the kernel names @pidfd's process by a pidfs file handle (Linux
+ * 6.14) and opens one again: with FD_PIDFS_ROOT (6.17), else with a pidfd
+ * as the mount fd. */
+static gboolean
+kernel_has_file_handles (int pidfd)
+{
+  struct
+  {
+    struct file_handle handle;
+    unsigned char bytes[MAX_HANDLE_SZ];
+  } name;
+  int mount_id;
+  int fd;
+
+  memset (&name, 0, sizeof name);
+  name.handle.handle_bytes = MAX_HANDLE_SZ;
+  if (name_to_handle_at (pidfd, "", &name.handle, &mount_id, AT_EMPTY_PATH) != 0)
+    return FALSE;
+
+  fd = open_by_handle_at (FD_PIDFS_ROOT, &name.handle, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 && errno == EBADF)
+    fd = open_by_handle_at (pidfd, &name.handle, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return FALSE;
+
+  close (fd);
+  return TRUE;
+}
+
+/* What the pidfd backend delivers here, asked of a pidfd of our own
+ * process: no process is started (see pidfd_is_supported ()). */
+static ProcwatchFeatures
+pidfd_probe_features (const ProcwatchBackend *backend)
+{
+  ProcwatchFeatures features = PROCWATCH_FEATURES_NONE;
+  int pidfd;
+  int thread_pidfd;
+
+  pidfd = procwatch_pidfd_open (getpid (), 0);
+  if (pidfd < 0)
+    return features;
+
+  if (reap_raises_hup)
+    features |= PROCWATCH_FEATURES_REAP_EVENT;
+
+  /* The inode numbers are those of pidfs (6.9); 32-bit ones are reused. */
+  if (fd_is_on_pidfs (pidfd) && pidfs_inode (pidfd) != 0)
+    features |= PROCWATCH_FEATURES_INODE;
+
+  /* The core flag comes with the wait status. */
+  if (kernel_keeps_exit_status (pidfd))
+    features |= PROCWATCH_FEATURES_NON_CHILD_STATUS | PROCWATCH_FEATURES_CORE_DUMP;
+
+  if (kernel_has_file_handles (pidfd))
+    features |= PROCWATCH_FEATURES_FILE_HANDLES;
+
+  /* Our main thread is a thread: EINVAL before 6.9. */
+  thread_pidfd = procwatch_pidfd_open (getpid (), PIDFD_THREAD);
+  if (thread_pidfd >= 0)
+    {
+      features |= PROCWATCH_FEATURES_THREADS;
+      close (thread_pidfd);
+    }
+
+  close (pidfd);
+  return features;
+}
+
 const ProcwatchBackend procwatch_backend_pidfd = {
   .name = "pidfd",
   .is_supported = pidfd_is_supported,
@@ -634,4 +769,5 @@ const ProcwatchBackend procwatch_backend_pidfd = {
   .needs_probe = pidfd_needs_probe,
   .read_state = pidfd_read_state,
   .read_status = pidfd_read_status,
+  .probe_features = pidfd_probe_features,
 };

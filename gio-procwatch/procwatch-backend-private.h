@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 
 #include "procwatch-process.h"
+#include "procwatch-process-monitor.h"
 
 G_BEGIN_DECLS
 
@@ -104,11 +105,15 @@ struct _ProcwatchBackend
                                          const ProcwatchHandle  *handle,
                                          ProcwatchProcessState   state,
                                          int                    *wait_status);
+  /* What a monitor on this backend delivers on this kernel, found without
+   * starting a process (see ProcwatchProcessMonitor:features). */
+  ProcwatchFeatures     (*probe_features) (const ProcwatchBackend *backend);
 };
 
 /* The registry (procwatch-backend.c). */
 const ProcwatchBackend *procwatch_backend_get_default  (void);
 const ProcwatchBackend *procwatch_backend_choose       (const char             *forced);
+ProcwatchFeatures       procwatch_backend_probe_features (const ProcwatchBackend *backend);
 
 /* What every backend does with its handles (procwatch-backend.c). */
 gboolean                procwatch_backend_same_process (const ProcwatchBackend *backend,

@@ -140,6 +140,14 @@ procfs_read_state (const ProcwatchBackend *backend,
   return state;
 }
 
+/* Exits and reaps are events (POLLIN, POLLERR); the rest needs pidfds,
+ * which this backend holds only for processes watched through one. */
+static ProcwatchFeatures
+procfs_probe_features (const ProcwatchBackend *backend)
+{
+  return PROCWATCH_FEATURES_REAP_EVENT;
+}
+
 const ProcwatchBackend procwatch_backend_procfs = {
   .name = "procfs",
   .is_supported = procfs_is_supported,
@@ -152,4 +160,5 @@ const ProcwatchBackend procwatch_backend_procfs = {
   .needs_probe = procfs_needs_probe,
   .read_state = procfs_read_state,
   .read_status = procwatch_proc_handle_read_status,
+  .probe_features = procfs_probe_features,
 };

@@ -91,7 +91,8 @@
 
 /* PIDFD_GET_INFO (Linux 6.13); PIDFD_INFO_EXIT (Linux 6.15) reports the wait
  * status of a reaped process; PIDFD_INFO_COREDUMP (Linux 6.16) how a core
- * dump went, in @coredump_mask. The kernel takes any size from the first,
+ * dump went, in @coredump_mask; PIDFD_INFO_SUPPORTED_MASK (Linux 6.19)
+ * which of these bits the kernel knows. The kernel takes any size from the first,
  * 64-byte version of the struct on, copies what both sides know and
  * zero-fills the rest of ours; what we hand in must be zero past the mask. */
 #ifndef PIDFD_INFO_PID
@@ -102,6 +103,9 @@
 #endif
 #ifndef PIDFD_INFO_COREDUMP
 # define PIDFD_INFO_COREDUMP (1ULL << 4)
+#endif
+#ifndef PIDFD_INFO_SUPPORTED_MASK
+# define PIDFD_INFO_SUPPORTED_MASK (1ULL << 5)
 #endif
 
 /* Bits of @coredump_mask (Linux 6.16), valid when the reply's mask has
@@ -137,12 +141,20 @@ struct procwatch_pidfd_info
   int32_t exit_code;
   /* Linux 6.16 (PIDFD_INFO_SIZE_VER1). */
   uint32_t coredump_mask;
-  uint32_t spare1;
+  uint32_t coredump_signal;
+  /* Linux 6.19 (PIDFD_INFO_SIZE_VER2). */
+  uint64_t supported_mask;
 };
 
-_Static_assert (sizeof (struct procwatch_pidfd_info) == 72, "PIDFD_INFO_SIZE_VER1");
+_Static_assert (sizeof (struct procwatch_pidfd_info) == 80, "PIDFD_INFO_SIZE_VER2");
 
 #define PROCWATCH_PIDFD_GET_INFO _IOWR (0xFF, 11, struct procwatch_pidfd_info)
+
+/* The mount fd that open_by_handle_at () takes for a pidfs file handle
+ * without a pidfs mount at hand (Linux 6.17); before, a pidfd serves. */
+#ifndef FD_PIDFS_ROOT
+# define FD_PIDFS_ROOT (-10002)
+#endif
 
 static inline int
 procwatch_pidfd_open (pid_t        pid,

@@ -61,7 +61,9 @@ procwatch_process_monitor_watch_cgroup
 SYMBOLS
 # Added in 1.4.
 cat >> "$work/expected" <<'SYMBOLS'
+procwatch_features_get_type
 procwatch_process_get_core_dumped
+procwatch_process_monitor_get_features
 SYMBOLS
 
 "$nm" -D --defined-only "$library" | awk '{ print $NF }' | sort -u > "$work/exported"
