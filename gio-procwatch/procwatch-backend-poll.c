@@ -132,12 +132,12 @@ poll_read_state (const ProcwatchBackend *backend,
   return state < 0 ? PROCWATCH_PROCESS_STATE_RUNNING : state;
 }
 
-/* Everything is probed on a timer, and pidfds are held only for processes
- * watched through one. */
+/* A thread has a /proc directory of its own to hold; everything is probed
+ * on a timer, and pidfds are held only for processes watched through one. */
 static ProcwatchFeatures
 poll_probe_features (const ProcwatchBackend *backend)
 {
-  return PROCWATCH_FEATURES_NONE;
+  return PROCWATCH_FEATURES_THREADS;
 }
 
 const ProcwatchBackend procwatch_backend_poll = {

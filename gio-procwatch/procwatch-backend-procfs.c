@@ -140,12 +140,13 @@ procfs_read_state (const ProcwatchBackend *backend,
   return state;
 }
 
-/* Exits and reaps are events (POLLIN, POLLERR); the rest needs pidfds,
- * which this backend holds only for processes watched through one. */
+/* Exits and reaps are events (POLLIN, POLLERR), and a thread has a /proc
+ * directory of its own to hold; the rest needs pidfds, which this backend
+ * holds only for processes watched through one. */
 static ProcwatchFeatures
 procfs_probe_features (const ProcwatchBackend *backend)
 {
-  return PROCWATCH_FEATURES_REAP_EVENT;
+  return PROCWATCH_FEATURES_REAP_EVENT | PROCWATCH_FEATURES_THREADS;
 }
 
 const ProcwatchBackend procwatch_backend_procfs = {

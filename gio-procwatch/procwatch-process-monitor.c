@@ -326,9 +326,10 @@ procwatch_process_monitor_class_init (ProcwatchProcessMonitorClass *klass)
    *   watched through one, so they set neither.
    * - `PROCWATCH_FEATURES_INODE`, with the "pidfd" backend: the pidfd is on
    *   pidfs (Linux 6.9) and has a 64-bit inode number.
-   * - `PROCWATCH_FEATURES_THREADS`, with the "pidfd" backend:
+   * - `PROCWATCH_FEATURES_THREADS`: with the "pidfd" backend,
    *   `pidfd_open()` with `PIDFD_THREAD` works on the calling thread
-   *   (Linux 6.9).
+   *   (Linux 6.9); the "procfs" and "poll" backends always hold a thread
+   *   by its own `/proc/<pid>/task/<tid>` directory.
    * - `PROCWATCH_FEATURES_FILE_HANDLES`, with the "pidfd" backend:
    *   `name_to_handle_at()` names the pidfd (Linux 6.14) and
    *   `open_by_handle_at()` opens the handle again, with `FD_PIDFS_ROOT`

@@ -29,7 +29,7 @@ G_BEGIN_DECLS
  *   pidfs inode of every process watched (Linux 6.9+), and
  *   [method@Procwatch.ProcessMonitor.watch_pid_inode] works
  * @PROCWATCH_FEATURES_THREADS: the id of a thread other than the main one
- *   watches that thread alone (Linux 6.9+, `PIDFD_THREAD`)
+ *   watches that thread alone (with pidfds, Linux 6.9+: `PIDFD_THREAD`)
  * @PROCWATCH_FEATURES_CORE_DUMP: [method@Procwatch.Process.get_core_dumped]
  *   is known for non-children too, with their status (children have it on
  *   every kernel)
