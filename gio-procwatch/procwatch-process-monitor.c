@@ -13,6 +13,7 @@
 #include "procwatch-dbus-sender-private.h"
 #include "procwatch-dispatch-private.h"
 #include "procwatch-enums.h"
+#include "procwatch-file-handle-private.h"
 #include "procwatch-i18n-private.h"
 #include "procwatch-process-monitor.h"
 #include "procwatch-process-private.h"
@@ -603,6 +604,61 @@ procwatch_process_monitor_watch_pidfd (ProcwatchProcessMonitor  *self,
   watch = add_watch (self, &handle);
 
   return take_process (watch);
+}
+
+/**
+ * procwatch_process_monitor_watch_file_handle:
+ * @self: a monitor
+ * @handle: a token from [method@Procwatch.Process.dup_file_handle], made in
+ *   this program or another
+ * @error: return location for an error
+ *
+ * Starts watching the process that @handle names, as
+ * [method@Procwatch.ProcessMonitor.watch_pidfd] does with a pidfd the kernel
+ * opens from the token: the same [class@Procwatch.Process] if it is
+ * watched already. The token names one process for its whole life: once
+ * that process is reaped, the token names nothing, even when its pid has
+ * been given to another process, so this never watches another process.
+ *
+ * Errors are in the [error@Gio.IOErrorEnum] domain:
+ * `G_IO_ERROR_NOT_FOUND` when the process is gone (reaped), not visible
+ * from here (it lives in a pid namespace that this one cannot see: the
+ * kernel answers the same as for a reaped one) or the token is from
+ * another boot; `G_IO_ERROR_INVALID_ARGUMENT` only for bytes that are not a
+ * token of a format this library knows (truncated, or not a token at all);
+ * `G_IO_ERROR_PERMISSION_DENIED` where the kernel refuses to open it;
+ * `G_IO_ERROR_NOT_SUPPORTED` where the kernel opens no pidfs file handles
+ * (before Linux 6.14); `G_IO_ERROR_TOO_MANY_OPEN_FILES` when out of file
+ * descriptors; `G_IO_ERROR_CLOSED` once the monitor is closed. A failed
+ * call changes nothing.
+ *
+ * Returns: (transfer full): the watched process, or `NULL` on error
+ *
+ * Since: 1.4
+ */
+ProcwatchProcess *
+procwatch_process_monitor_watch_file_handle (ProcwatchProcessMonitor  *self,
+                                             GBytes                   *handle,
+                                             GError                  **error)
+{
+  ProcwatchProcess *process;
+  int pidfd;
+
+  g_return_val_if_fail (PROCWATCH_IS_PROCESS_MONITOR (self), NULL);
+  g_return_val_if_fail (handle != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!prepare_watch (self, error))
+    return NULL;
+
+  pidfd = procwatch_file_handle_open (handle, error);
+  if (pidfd < 0)
+    return NULL;
+
+  process = procwatch_process_monitor_watch_pidfd (self, pidfd, error);
+  close (pidfd);
+
+  return process;
 }
 
 /**

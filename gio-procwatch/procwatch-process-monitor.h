@@ -75,6 +75,10 @@ PROCWATCH_AVAILABLE_IN_1_0
 ProcwatchProcess        *procwatch_process_monitor_watch_pidfd (ProcwatchProcessMonitor  *self,
                                                                 int                       pidfd,
                                                                 GError                  **error);
+PROCWATCH_AVAILABLE_IN_1_4
+ProcwatchProcess        *procwatch_process_monitor_watch_file_handle (ProcwatchProcessMonitor  *self,
+                                                                      GBytes                   *handle,
+                                                                      GError                  **error);
 PROCWATCH_AVAILABLE_IN_1_0
 gboolean                 procwatch_process_monitor_unwatch     (ProcwatchProcessMonitor  *self,
                                                                 GPid                      pid);

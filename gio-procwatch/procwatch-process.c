@@ -6,8 +6,10 @@
 
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "procwatch-enums.h"
+#include "procwatch-file-handle-private.h"
 #include "procwatch-i18n-private.h"
 #include "procwatch-process-private.h"
 #include "procwatch-shared-string-private.h"
@@ -709,6 +711,61 @@ procwatch_process_dup_pidfd (ProcwatchProcess  *self,
     return -1;
 
   return procwatch_watch_dup_pidfd (self->watch, error);
+}
+
+/**
+ * procwatch_process_dup_file_handle:
+ * @self: a process
+ * @error: return location for an error
+ *
+ * Gets a token that names this process and no other, ever: unlike a pid,
+ * it is never reused, and unlike the pid and
+ * [method@Procwatch.Process.get_inode] together, it needs no pid that
+ * still resolves. Hand it to another program (over D-Bus as `ay`), store
+ * it, and watch the process it names with
+ * [method@Procwatch.ProcessMonitor.watch_file_handle], in this program or
+ * another, as long as the process is not reaped and this boot lasts.
+ *
+ * The token is opaque and versioned: a format version, the kind of handle,
+ * the boot id (`/proc/sys/kernel/random/boot_id`) and the pidfs file handle
+ * the kernel gives for the process's pidfd (`name_to_handle_at()`, Linux
+ * 6.14 and newer). It can be made while the process is watched, running or
+ * exited and not yet reaped.
+ *
+ * Errors are in the [error@Gio.IOErrorEnum] domain: `G_IO_ERROR_CLOSED`
+ * once the process is no longer watched; `G_IO_ERROR_NOT_SUPPORTED` where
+ * the kernel gives no file handle for pidfds (before Linux 6.14, or
+ * `name_to_handle_at()` filtered) or the backend holds no pidfd for the
+ * process (the "procfs" and "poll" backends, for a process watched by pid;
+ * see `PROCWATCH_FEATURES_FILE_HANDLES` in
+ * [property@Procwatch.ProcessMonitor:features]);
+ * `G_IO_ERROR_TOO_MANY_OPEN_FILES` when out of file descriptors.
+ *
+ * Returns: (transfer full): the token, or `NULL` on error
+ *
+ * Since: 1.4
+ */
+GBytes *
+procwatch_process_dup_file_handle (ProcwatchProcess  *self,
+                                   GError           **error)
+{
+  GBytes *token;
+  int pidfd;
+
+  g_return_val_if_fail (PROCWATCH_IS_PROCESS (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!check_watched (self, error))
+    return NULL;
+
+  pidfd = procwatch_watch_dup_pidfd (self->watch, error);
+  if (pidfd < 0)
+    return NULL;
+
+  token = procwatch_file_handle_encode (pidfd, self->pid, error);
+  close (pidfd);
+
+  return token;
 }
 
 /**

@@ -63,6 +63,9 @@ const char           *procwatch_process_get_cgroup      (ProcwatchProcess *self)
 PROCWATCH_AVAILABLE_IN_1_2
 int                   procwatch_process_dup_pidfd       (ProcwatchProcess *self,
                                                          GError          **error);
+PROCWATCH_AVAILABLE_IN_1_4
+GBytes               *procwatch_process_dup_file_handle (ProcwatchProcess *self,
+                                                         GError          **error);
 PROCWATCH_AVAILABLE_IN_1_2
 gboolean              procwatch_process_send_signal     (ProcwatchProcess *self,
                                                          int               signum,

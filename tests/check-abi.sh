@@ -63,7 +63,9 @@ SYMBOLS
 cat >> "$work/expected" <<'SYMBOLS'
 procwatch_features_get_type
 procwatch_process_get_core_dumped
+procwatch_process_dup_file_handle
 procwatch_process_monitor_get_features
+procwatch_process_monitor_watch_file_handle
 SYMBOLS
 
 "$nm" -D --defined-only "$library" | awk '{ print $NF }' | sort -u > "$work/exported"
