@@ -192,38 +192,6 @@ check_threads (ProcwatchProcessMonitor *monitor,
   test_parked_thread_release (thread);
 }
 
-/* FILE_HANDLES: the kernel names a pidfd of ours by a handle and opens it
- * again, asked here apart from the library. */
-static gboolean
-kernel_opens_file_handles (void)
-{
-  struct
-  {
-    struct file_handle handle;
-    unsigned char bytes[MAX_HANDLE_SZ];
-  } name;
-  int pidfd = procwatch_pidfd_open (getpid (), 0);
-  int mount_id;
-  int fd = -1;
-
-  if (pidfd < 0)
-    return FALSE;
-
-  memset (&name, 0, sizeof name);
-  name.handle.handle_bytes = MAX_HANDLE_SZ;
-  if (name_to_handle_at (pidfd, "", &name.handle, &mount_id, AT_EMPTY_PATH) == 0)
-    {
-      g_assert_cmpint (name.handle.handle_bytes, ==, 8);
-      fd = open_by_handle_at (pidfd, &name.handle, O_RDONLY | O_CLOEXEC);
-    }
-  close (pidfd);
-  if (fd < 0)
-    return FALSE;
-
-  close (fd);
-  return TRUE;
-}
-
 static void
 test_each_flag_holds (void)
 {
@@ -238,8 +206,9 @@ test_each_flag_holds (void)
   /* The core flag comes with the status. */
   g_assert_cmpint (!(features & PROCWATCH_FEATURES_CORE_DUMP), ==,
                    !(features & PROCWATCH_FEATURES_NON_CHILD_STATUS));
+  /* FILE_HANDLES: as the kernel answers the test. */
   g_assert_cmpint (!(features & PROCWATCH_FEATURES_FILE_HANDLES), ==,
-                   !(pidfd_backend && kernel_opens_file_handles ()));
+                   !(pidfd_backend && test_kernel_has_file_handles ()));
   /* The reap raises an event on pidfs, unless told to be probed for. */
   if (!pidfd_backend || g_strcmp0 (g_getenv ("PROCWATCH_DEBUG"), "no-pollhup") == 0)
     g_assert_false (features & PROCWATCH_FEATURES_REAP_EVENT);
