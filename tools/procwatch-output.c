@@ -222,6 +222,12 @@ format_json (GString          *line,
   else
     g_string_append (line, "null");
 
+  g_string_append (line, ",\"file_handle\":");
+  if (target->file_handle != NULL)
+    tool_json_append_string (line, target->file_handle, -1);
+  else
+    g_string_append (line, "null");
+
   g_string_append (line, "}\n");
 }
 

@@ -8,6 +8,7 @@ its stdin. Every wait has a deadline, so a broken tool fails instead of
 hanging.
 """
 
+import base64
 import datetime
 import json
 import os
@@ -31,7 +32,7 @@ DEADLINE = 20.0
 
 JSON_KEYS = ['time', 'monotonic_us', 'event', 'pid', 'inode', 'name', 'status']
 # An exited or reaped record: the keys above, then these.
-EVENT_KEYS = JSON_KEYS + ['core_dumped']
+EVENT_KEYS = JSON_KEYS + ['core_dumped', 'file_handle']
 STATUS_KEYS = ['raw', 'exited', 'exit_code', 'signal', 'signal_name', 'core_dumped']
 
 
@@ -1119,3 +1120,41 @@ def test_no_pidfd_still_watches(procs, tools, error):
     assert_event(tool.line(), target.pid, 'exited')
     status, out, err = tool.finish()
     assert (status, out) == (0, [])
+
+
+def test_file_handle_of_a_record_names_the_process(procs, tools):
+    """--json's file_handle, given back as @BASE64, watches that process
+    while it is a zombie, and nothing once it is reaped."""
+    target = procs()
+    tool = tools('--json', '--reaped', target.pid)
+    target.send_signal(signal.SIGKILL)
+    exited = check_json(tool.line(), target.pid, 'exited')
+    token = exited['file_handle']
+    if os.environ.get('PROCWATCH_BACKEND', 'pidfd') != 'pidfd' or not kernel_at_least(6, 14):
+        # The /proc backends hold no pidfd for a process watched by pid.
+        assert token is None
+        return
+    assert token is not None and len(base64.b64decode(token)) == 40
+
+    status, out, err = run('--json', '@' + token)
+    assert (status, err) == (0, '')
+    again = check_json(out.splitlines()[0], target.pid, 'exited')
+    assert (again['inode'], again['file_handle']) == (exited['inode'], token)
+
+    target.wait()
+    reaped = check_json(tool.line(), target.pid, 'reaped')
+    assert reaped['file_handle'] == token
+    assert tool.finish() == (0, [], [])
+
+    status, out, err = run('@' + token)
+    assert status == 1 and out == ''
+    assert 'gone or not visible from here' in err
+
+    status, out, err = run('-e', '@' + token)
+    assert status == 0, err
+
+
+def test_file_handle_argument_that_is_no_token():
+    status, out, err = run('@AAAA')
+    assert (status, out) == (1, '')
+    assert "could not open process '@AAAA'" in err
