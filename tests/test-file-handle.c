@@ -417,11 +417,12 @@ test_pid_namespaces (void)
   g_autofree char *opened = NULL;
   g_autofree char *expected = NULL;
   g_autofree char *why = NULL;
+  g_autofree char *program = g_find_program_in_path ("unshare");
   TokenPrinter printer;
 
   if (skip_without_file_handles ())
     return;
-  if (g_find_program_in_path ("unshare") == NULL || !test_can_pid_namespace (&why))
+  if (program == NULL || !test_can_pid_namespace (&why))
     {
       g_test_skip_printf ("cannot create a pid namespace here: %s", why ? why : "no unshare");
       return;
@@ -455,11 +456,12 @@ test_unprivileged (void)
   g_autoptr(GError) error = NULL;
   g_autofree char *opened = NULL;
   g_autofree char *expected = NULL;
+  g_autofree char *program = g_find_program_in_path ("setpriv");
   TokenPrinter printer;
 
   if (skip_without_file_handles ())
     return;
-  if (geteuid () != 0 || g_find_program_in_path ("setpriv") == NULL)
+  if (geteuid () != 0 || program == NULL)
     {
       g_test_skip ("needs root and setpriv to run a process as uid 65534");
       return;
