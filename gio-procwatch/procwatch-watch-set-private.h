@@ -117,6 +117,13 @@ guint                 procwatch_watch_set_shut_down     (ProcwatchWatchSet      
 
 ProcwatchSourceEntry *procwatch_source_entry_ref        (ProcwatchSourceEntry      *entry);
 void                  procwatch_source_entry_unref      (ProcwatchSourceEntry      *entry);
-gboolean              procwatch_source_entry_is_watched (ProcwatchSourceEntry      *entry);
+
+static inline gboolean
+procwatch_source_entry_is_watched (ProcwatchSourceEntry *entry)
+{
+  if (entry->kind == PROCWATCH_SOURCE_ENTRY_CGROUP)
+    return ((ProcwatchCgroupWatch *) entry)->watched;
+  return ((ProcwatchWatch *) entry)->watched;
+}
 
 G_END_DECLS

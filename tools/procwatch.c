@@ -7,77 +7,31 @@
  * with pidwait(1)'s selection by name, timeout(1)'s way of running a
  * command, and timeout(1)'s signals for stopping processes and waiting for
  * them (--send, -s, -k) without ever signalling a reused pid.
+ *
+ * This file finds the processes to watch and reports their events; the
+ * timeout, the signals and the COMMAND are procwatch-timeout.c's, and what
+ * both do to a run (watching a process, dropping it, finishing) is
+ * procwatch-run.c's.
  */
 
 #include <errno.h>
 #include <locale.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <gio/gio.h>
-#include <glib-unix.h>
 #include <glib/gi18n.h>
 #include <gio-procwatch/procwatch.h>
 
 #include "procwatch-options.h"
 #include "procwatch-output.h"
 #include "procwatch-select.h"
+#include "procwatch-timeout.h"
+#include "procwatch-tool.h"
 
 /* File descriptors kept free for everything but the watched processes. */
 #define FD_MARGIN 64
-
-typedef struct
-{
-  GMainLoop *loop;
-  ProcwatchProcessMonitor *monitor;
-  GHashTable *targets;   /* ProcwatchProcess → ToolTarget */
-
-  gboolean waitpid_mode;
-  gboolean json;
-  gboolean quiet;
-  gboolean verbose;
-  gboolean debug;
-  gboolean wait_reaped;
-  gboolean allow_exited;
-
-  int timeout_signal;      /* -s: -1 none */
-  guint kill_after_ms;     /* -k: 0 none */
-  guint64 count;           /* -c: 0 all */
-  GPtrArray *order;        /* the watched processes, first watched first */
-
-  guint needed;
-  guint finished;
-  gboolean done;
-  gboolean failed;
-  gboolean timed_out;
-  gboolean kill_after_armed;
-  guint n_stopping;        /* signalled at the timeout, still awaited */
-  int exit_code;
-
-  ProcwatchProcess *command;   /* NULL unless running a COMMAND */
-  GPtrArray *cgroups;          /* the watched ProcwatchCgroups, each once */
-  GCancellable *cancellable;   /* their waits, cancelled at the end */
-} Tool;
-
-typedef enum
-{
-  SIGNAL_SENT,
-  SIGNAL_GONE,     /* it has exited already: nothing left to stop */
-  SIGNAL_FAILED,
-} SignalResult;
-
-typedef enum
-{
-  WATCH_OK,
-  WATCH_GONE,          /* no longer exists: fine with -e */
-  WATCH_FAILED,
-  WATCH_UNSUPPORTED,   /* the kernel lacks what is needed */
-} WatchResult;
 
 static void
 target_free (ToolTarget *target)
@@ -85,63 +39,6 @@ target_free (ToolTarget *target)
   g_free (target->name);
   g_free (target->file_handle);
   g_free (target);
-}
-
-/* procwatch's own diagnostics, for --debug. */
-static void G_GNUC_PRINTF (2, 3)
-debug (Tool       *tool,
-       const char *format,
-       ...)
-{
-  g_autofree char *message = NULL;
-  va_list args;
-
-  if (!tool->debug)
-    return;
-
-  va_start (args, format);
-  message = g_strdup_vprintf (format, args);
-  va_end (args);
-
-  tool_warn ("%s", message);
-}
-
-/* What waitpid -v prints on standard output: "PID 4242 finished",
- * "Timeout expired". With --json they go to standard error instead, so that
- * standard output stays JSON Lines. */
-static void G_GNUC_PRINTF (2, 3)
-verbose_line (Tool       *tool,
-              const char *format,
-              ...)
-{
-  FILE *out = tool->json ? stderr : stdout;
-  va_list args;
-
-  if (!tool->verbose)
-    return;
-
-  va_start (args, format);
-  vfprintf (out, format, args);
-  va_end (args);
-  fputc ('\n', out);
-  fflush (out);
-}
-
-static int
-status_to_exit_code (int wait_status)
-{
-  if (WIFEXITED (wait_status))
-    return WEXITSTATUS (wait_status);
-  if (WIFSIGNALED (wait_status))
-    return 128 + WTERMSIG (wait_status);
-  return TOOL_EXIT_FAILURE;
-}
-
-static void
-finish (Tool *tool)
-{
-  tool->done = TRUE;
-  g_main_loop_quit (tool->loop);
 }
 
 static void
@@ -170,7 +67,7 @@ on_event (Tool             *tool,
         {
           target->stopping = FALSE;
           if (--tool->n_stopping == 0)
-            finish (tool);
+            tool_finish (tool);
         }
       return;
     }
@@ -181,12 +78,12 @@ on_event (Tool             *tool,
     {
       if (tool->finished >= tool->needed)
         break;
-      verbose_line (tool, _("PID %d finished"), (int) target->pid);
+      tool_verbose_line (tool, _("PID %d finished"), (int) target->pid);
       tool->finished++;
     }
 
   if (tool->finished >= tool->needed)
-    finish (tool);
+    tool_finish (tool);
 }
 
 static void
@@ -205,319 +102,7 @@ on_reaped (ProcwatchProcessMonitor *monitor,
   on_event (tool, process, "reaped", tool->wait_reaped);
 }
 
-static guint count_needed (Tool    *tool,
-                           guint64  count);
 
-/* Stops waiting for a process that could not be signalled: it might never
- * end. The exit status tells (1). */
-static void
-drop_target (Tool             *tool,
-             ProcwatchProcess *process)
-{
-  ToolTarget *target = g_hash_table_lookup (tool->targets, process);
-  gboolean was_stopping = target->stopping;
-
-  procwatch_process_monitor_unwatch_process (tool->monitor, process);
-  g_hash_table_remove (tool->targets, process);
-  tool->failed = TRUE;
-
-  if (tool->timed_out)
-    {
-      if (was_stopping && --tool->n_stopping == 0)
-        finish (tool);
-      return;
-    }
-
-  tool->needed = count_needed (tool, tool->count);
-  if (tool->needed > 0 && tool->finished >= tool->needed)
-    finish (tool);
-}
-
-/* Sends @sig to @process through the library: through its pidfd, so never
- * to a process that has its pid since (without pidfds the library re-checks
- * the pid just before kill(), a window of microseconds). Each signal is a
- * JSON record; a failure other than "it has exited already" is an error. */
-static SignalResult
-signal_target (Tool             *tool,
-               ProcwatchProcess *process,
-               int               sig,
-               const char       *why)
-{
-  ToolTarget *target = g_hash_table_lookup (tool->targets, process);
-  g_autofree char *name = sig > 0 ? tool_signal_name (sig) : g_strdup ("signal 0");
-  g_autoptr(GError) error = NULL;
-  gboolean sent = procwatch_process_send_signal (process, sig, &error);
-
-  if (tool->json && !tool->done)
-    tool_print_signal (stdout, target, process, sig, why, sent ? NULL : error->message);
-
-  if (sent)
-    {
-      debug (tool, "sent %s to PID %d (%s)", name, (int) target->pid, why);
-      return SIGNAL_SENT;
-    }
-
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-    {
-      debug (tool, "PID %d has exited: %s not sent (%s)", (int) target->pid, name, why);
-      return SIGNAL_GONE;
-    }
-
-  tool_warn (_("cannot send %s to PID %d: %s"), name, (int) target->pid, error->message);
-  return SIGNAL_FAILED;
-}
-
-/* Sends @sig to every watched process still running, first watched first;
- * with @stopping, they are then awaited after the timeout. One that
- * cannot be signalled is given up. Returns how many were signalled. */
-static guint
-signal_running (Tool       *tool,
-                int         sig,
-                const char *why,
-                gboolean    stopping)
-{
-  guint n_sent = 0;
-  guint i;
-
-  for (i = 0; i < tool->order->len && !tool->done; i++)
-    {
-      ProcwatchProcess *process = g_ptr_array_index (tool->order, i);
-      ToolTarget *target = g_hash_table_lookup (tool->targets, process);
-
-      if (target == NULL || procwatch_process_get_state (process) != PROCWATCH_PROCESS_STATE_RUNNING)
-        continue;
-
-      switch (signal_target (tool, process, sig, why))
-        {
-        case SIGNAL_SENT:
-          n_sent++;
-          if (stopping && !target->stopping)
-            {
-              target->stopping = TRUE;
-              tool->n_stopping++;
-            }
-          break;
-        case SIGNAL_FAILED:
-          drop_target (tool, process);
-          break;
-        case SIGNAL_GONE:
-        default:
-          break;
-        }
-    }
-
-  return n_sent;
-}
-
-static gboolean
-on_kill_after (gpointer user_data)
-{
-  Tool *tool = user_data;
-
-  signal_running (tool, SIGKILL, "kill-after", FALSE);
-  return G_SOURCE_REMOVE;
-}
-
-/* -k: KILL for whoever still runs some time after the first signal. Armed
- * once, as timeout(1) does: a later signal does not put it off. */
-static void
-arm_kill_after (Tool *tool)
-{
-  if (tool->kill_after_ms == 0 || tool->kill_after_armed)
-    return;
-
-  tool->kill_after_armed = TRUE;
-  g_timeout_add (tool->kill_after_ms, on_kill_after, tool);
-}
-
-static gboolean
-on_timeout (gpointer user_data)
-{
-  Tool *tool = user_data;
-
-  verbose_line (tool, _("Timeout expired"));
-
-  tool->timed_out = TRUE;
-  tool->exit_code = tool->command != NULL ? TOOL_EXIT_COMMAND_TIMEOUT : TOOL_EXIT_TIMEOUT;
-
-  /* As timeout(1): with -s (with a COMMAND, TERM by default), the
-   * processes still running are signalled and waited for; -k makes sure
-   * they end. */
-  if (tool->timeout_signal >= 0 && signal_running (tool, tool->timeout_signal, "timeout", TRUE) > 0)
-    arm_kill_after (tool);
-
-  if (tool->n_stopping == 0)
-    finish (tool);
-  return G_SOURCE_REMOVE;
-}
-
-static WatchResult
-classify_error (const GError *error)
-{
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-    return WATCH_GONE;
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED))
-    return WATCH_UNSUPPORTED;
-  return WATCH_FAILED;
-}
-
-static void
-report_watching (Tool             *tool,
-                 const ToolTarget *target,
-                 ProcwatchProcess *process)
-{
-  g_autoptr(GString) line = g_string_new ("watching ");
-  guint64 inode = procwatch_process_get_inode (process);
-
-  if (!tool->debug)
-    return;
-
-  g_string_append_printf (line, "%d", (int) target->pid);
-  if (inode != 0)
-    g_string_append_printf (line, ":%" G_GUINT64_FORMAT, inode);
-  g_string_append_c (line, ' ');
-  if (target->name != NULL)
-    tool_append_escaped (line, target->name);
-  else
-    g_string_append_c (line, '?');
-
-  debug (tool, "%s", line->str);
-}
-
-/* Remembers @target for @process, unless it is watched already: a process
- * named twice is watched, and counted, once. Takes @target's name. */
-static void
-add_target (Tool             *tool,
-            ProcwatchProcess *process,
-            ToolTarget       *target)
-{
-  ToolTarget *known = g_hash_table_lookup (tool->targets, process);
-
-  if (known != NULL)
-    {
-      known->n_args++;
-      g_clear_pointer (&target->name, g_free);
-      return;
-    }
-
-  target->n_args = 1;
-  /* Made while the process is watched: once reaped, it has none. */
-  if (tool->json)
-    {
-      g_autoptr(GBytes) token = procwatch_process_dup_file_handle (process, NULL);
-
-      if (token != NULL)
-        target->file_handle = g_base64_encode (g_bytes_get_data (token, NULL),
-                                               g_bytes_get_size (token));
-    }
-  report_watching (tool, target, process);
-  g_hash_table_insert (tool->targets, g_object_ref (process), g_memdup2 (target, sizeof *target));
-  g_ptr_array_add (tool->order, g_object_ref (process));
-}
-
-/* With --debug, who has the pid that a PID:INODE named: the library said
- * only that it is another process. Looked up by watching it for a moment,
- * unless it is one of ours already. */
-static void
-report_stale_inode (Tool    *tool,
-                    GPid     pid,
-                    guint64  want_inode)
-{
-  g_autoptr(ProcwatchProcess) owner = NULL;
-
-  if (!tool->debug)
-    return;
-
-  owner = procwatch_process_monitor_watch_pid (tool->monitor, pid, NULL);
-  if (owner == NULL || procwatch_process_get_inode (owner) == 0)
-    return;
-
-  debug (tool, "process %d:%" G_GUINT64_FORMAT " is gone: pid %d now belongs to another "
-         "process (%d:%" G_GUINT64_FORMAT ")", (int) pid, want_inode, (int) pid, (int) pid,
-         procwatch_process_get_inode (owner));
-
-  if (!g_hash_table_contains (tool->targets, owner))
-    procwatch_process_monitor_unwatch_process (tool->monitor, owner);
-}
-
-/* The library's name of @process is valid UTF-8, made so; event lines show
- * a name's very bytes, escaped. Read again, they are that process's when
- * they read as the library's name, which the library checked to be taken
- * while the process held the pid. */
-static char *
-target_name (ProcwatchProcess *process,
-             GPid              pid)
-{
-  const char *name = procwatch_process_get_name (process);
-  g_autofree char *raw = NULL;
-  g_autofree char *valid = NULL;
-
-  if (name == NULL)
-    return NULL;
-
-  raw = tool_read_comm (pid);
-  if (raw != NULL && strcmp ((valid = g_utf8_make_valid (raw, -1)), name) == 0)
-    return g_steal_pointer (&raw);
-
-  return g_strdup (name);
-}
-
-/* Watches @pid, or with a PID:INODE only the process that inode names: the
- * library compares it on the very handle it then watches, so a pid reused
- * in between is refused, not watched. @name, if not NULL, is the process's
- * name, known without reading /proc. */
-static WatchResult
-open_target (Tool        *tool,
-             GPid         pid,
-             guint64      want_inode,
-             const char  *name,
-             GError     **error)
-{
-  g_autoptr(ProcwatchProcess) process = NULL;
-  ToolTarget target = { pid, NULL, 0, FALSE };
-  WatchResult result;
-
-  if (want_inode != 0)
-    process = procwatch_process_monitor_watch_pid_inode (tool->monitor, pid, want_inode, error);
-  else
-    process = procwatch_process_monitor_watch_pid (tool->monitor, pid, error);
-
-  if (process == NULL)
-    {
-      result = classify_error (*error);
-      if (result == WATCH_GONE)
-        {
-          if (want_inode != 0)
-            report_stale_inode (tool, pid, want_inode);
-          /* For waitpid(1) the process is gone, in its words. */
-          g_clear_error (error);
-          g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, g_strerror (ESRCH));
-        }
-      return result;
-    }
-
-  target.name = name != NULL ? g_strdup (name) : target_name (process, pid);
-  add_target (tool, process, &target);
-  return WATCH_OK;
-}
-
-static WatchResult
-watch_target (Tool        *tool,
-              GPid         pid,
-              guint64      want_inode,
-              const char  *name,
-              GError     **error)
-{
-  WatchResult result = open_target (tool, pid, want_inode, name, error);
-
-  /* waitpid -v says this for every PID:INODE it cannot open. */
-  if (result != WATCH_OK && want_inode != 0 && tool->verbose)
-    /* %llu: xgettext cannot expand G_GUINT64_FORMAT inside a message. */
-    tool_warn (_("pidfd inode %llu not found for PID %d"), (unsigned long long) want_inode,
-               (int) pid);
-
-  return result;
-}
 
 /* Each watched process holds one file descriptor in the monitor. */
 static void
@@ -533,127 +118,12 @@ ensure_fd_limit (Tool  *tool,
       limit.rlim_cur == limit.rlim_max)
     return;
 
-  debug (tool, "raising the open file limit from %llu to %llu",
+  tool_debug (tool, "raising the open file limit from %llu to %llu",
          (unsigned long long) limit.rlim_cur, (unsigned long long) limit.rlim_max);
 
   limit.rlim_cur = limit.rlim_max;
   if (setrlimit (RLIMIT_NOFILE, &limit) != 0)
     tool_warn (_("cannot raise the open file limit: %s"), g_strerror (errno));
-}
-
-/* The command is our child and nobody else reaps it: its status is known
- * at "exited", and we reap it then, which the monitor reports as "reaped". */
-static void
-on_command_exited (ProcwatchProcessMonitor *monitor,
-                   ProcwatchProcess        *process,
-                   Tool                    *tool)
-{
-  GPid pid = procwatch_process_get_pid (process);
-  gboolean known = TRUE;
-  int wait_status = 0;
-  pid_t ret;
-
-  if (process != tool->command)
-    return;
-
-  do
-    ret = waitpid (pid, &wait_status, 0);
-  while (ret < 0 && errno == EINTR);
-
-  if (ret != pid && (known = procwatch_process_has_status (process)))
-    wait_status = procwatch_process_get_status (process);
-
-  /* timeout(1)'s: once the time is up, 124, unless KILL ended it. */
-  if (tool->timed_out)
-    tool->exit_code = known && WIFSIGNALED (wait_status) && WTERMSIG (wait_status) == SIGKILL
-                      ? 128 + SIGKILL : TOOL_EXIT_COMMAND_TIMEOUT;
-  else
-    tool->exit_code = known ? status_to_exit_code (wait_status) : TOOL_EXIT_FAILURE;
-}
-
-/* A supervisor stopping procwatch means to stop the command: passed on, as
- * timeout(1) does, -k then following; the command's end then ends
- * procwatch. SIGINT from a terminal reaches the whole process group
- * already. */
-static void
-forward_signal (Tool *tool,
-                int   sig)
-{
-  if (tool->command != NULL && signal_target (tool, tool->command, sig, "forward") == SIGNAL_SENT)
-    arm_kill_after (tool);
-}
-
-static gboolean
-on_sigterm (gpointer user_data)
-{
-  forward_signal (user_data, SIGTERM);
-  return G_SOURCE_CONTINUE;
-}
-
-static gboolean
-on_sighup (gpointer user_data)
-{
-  forward_signal (user_data, SIGHUP);
-  return G_SOURCE_CONTINUE;
-}
-
-/* The name the kernel gives the command: the base name of the file it
- * runs, cut to 15 bytes (TASK_COMM_LEN). Not read from /proc: g_spawn
- * returns as soon as the child has left our memory, which exec does before
- * it renames the child, so /proc may still say "procwatch". */
-static char *
-command_name (const char *program)
-{
-  g_autofree char *path = g_find_program_in_path (program);
-  g_autofree char *base = g_path_get_basename (path != NULL ? path : program);
-
-  return g_strndup (base, 15);
-}
-
-static int
-run_command (Tool   *tool,
-             char  **command_argv)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ProcwatchProcess) command = NULL;
-  g_autofree char *name = NULL;
-  GPid pid;
-
-  /* Installed first: a signal that comes once the command runs is passed on. */
-  g_unix_signal_add (SIGTERM, on_sigterm, tool);
-  g_unix_signal_add (SIGHUP, on_sighup, tool);
-
-  /* Not GSubprocess: it reaps from GLib's worker thread, racing the monitor
-   * for the status and leaving "exited" without one. */
-  if (!g_spawn_async (NULL, command_argv, NULL,
-                      G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_CHILD_INHERITS_STDIN,
-                      NULL, NULL, &pid, &error))
-    {
-      /* Translators: the first %s is a command, the second why it cannot run. */
-      tool_warn (_("cannot run '%s': %s"), command_argv[0], error->message);
-      return g_error_matches (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT) ? 127 : 126;
-    }
-
-  g_signal_connect_after (tool->monitor, "exited", G_CALLBACK (on_command_exited), tool);
-
-  name = command_name (command_argv[0]);
-  switch (watch_target (tool, pid, 0, name, &error))
-    {
-    case WATCH_OK:
-      break;
-    default:
-      tool_warn (_("could not open PID %d: %s"), (int) pid, error->message);
-      kill (pid, SIGTERM);
-      return g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED) ? TOOL_EXIT_UNSUPPORTED
-                                                                           : TOOL_EXIT_FAILURE;
-    }
-
-  command = procwatch_process_monitor_lookup (tool->monitor, pid);
-  tool->command = command;
-  tool->needed = 1;
-  g_main_loop_run (tool->loop);
-
-  return tool->exit_code;
 }
 
 /* An @BASE64 argument, a process token (procwatch --json's "file_handle"):
@@ -747,7 +217,7 @@ report_no_match (Tool           *tool,
                  ToolMatchFlags  match_flags)
 {
   if (tool->allow_exited)
-    debug (tool, "no process matches '%s', skipping", pattern);
+    tool_debug (tool, "no process matches '%s', skipping", pattern);
 
   if (tool->quiet)
     return;
@@ -845,7 +315,7 @@ watch_all (Tool     *tool,
       gboolean named = i >= pids->len - n_named;
       int exit_code = -1;
 
-      switch (watch_target (tool, pid, g_array_index (inodes, guint64, i), NULL, &error))
+      switch (tool_watch_target (tool, pid, g_array_index (inodes, guint64, i), NULL, &error))
         {
         case WATCH_OK:
           break;
@@ -899,7 +369,7 @@ on_cgroup_empty (GObject      *source,
     return;
 
   if (++tool->finished >= tool->needed)
-    finish (tool);
+    tool_finish (tool);
 }
 
 /* Watches the cgroup @path, once however many paths name it. Returns
@@ -918,7 +388,7 @@ watch_cgroup (Tool       *tool,
       /* Gone is what -e allows, as for a process: said only when asked. */
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) && tool->allow_exited)
         {
-          debug (tool, "%s, skipping", error->message);
+          tool_debug (tool, "%s, skipping", error->message);
           return -1;
         }
       /* The library's message names the cgroup. */
@@ -934,7 +404,7 @@ watch_cgroup (Tool       *tool,
   if (g_ptr_array_find (tool->cgroups, cgroup, NULL))
     return -1;
 
-  debug (tool, "watching cgroup %s", procwatch_cgroup_get_path (cgroup));
+  tool_debug (tool, "watching cgroup %s", procwatch_cgroup_get_path (cgroup));
   g_ptr_array_add (tool->cgroups, g_object_ref (cgroup));
   procwatch_cgroup_wait_empty_async (cgroup, tool->cancellable, on_cgroup_empty, tool);
   return -1;
@@ -967,7 +437,7 @@ watch_cgroup_of (Tool       *tool,
 
   if (process == NULL)
     {
-      WatchResult result = classify_error (error);
+      WatchResult result = tool_classify_error (error);
 
       if (result == WATCH_GONE && tool->allow_exited)
         {
@@ -1019,23 +489,59 @@ watch_cgroups (Tool        *tool,
   return -1;
 }
 
+/* A bus request awaited while the main context runs. Held by the caller
+ * and by the callback: a timeout may stop the wait, and the request's
+ * callback then comes later, to this alone. */
 typedef struct
 {
-  gboolean done;
-  ProcwatchProcess *process;
-  GError *error;
-} DBusWatch;
+  GAsyncResult *result;
+} BusRequest;
 
 static void
-on_dbus_sender_watched (GObject      *source,
-                        GAsyncResult *result,
-                        gpointer      user_data)
+bus_request_clear (BusRequest *request)
 {
-  DBusWatch *watch = user_data;
+  g_clear_object (&request->result);
+}
 
-  watch->process = procwatch_process_monitor_watch_dbus_sender_finish (
-      PROCWATCH_PROCESS_MONITOR (source), result, &watch->error);
-  watch->done = TRUE;
+static void
+bus_request_unref (BusRequest *request)
+{
+  g_rc_box_release_full (request, (GDestroyNotify) bus_request_clear);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (BusRequest, bus_request_unref)
+
+static void
+on_bus_request_done (GObject      *source,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  BusRequest *request = user_data;
+
+  request->result = g_object_ref (result);
+  bus_request_unref (request);
+}
+
+/* The callback's reference is the second one. */
+static BusRequest *
+bus_request_new (void)
+{
+  return g_rc_box_acquire (g_rc_box_new0 (BusRequest));
+}
+
+/* Runs the main context until @request is answered, or -t expires: the
+ * bus may be slow, and -t bounds the whole run. */
+static GAsyncResult *
+await_bus_request (Tool        *tool,
+                   BusRequest  *request,
+                   GError     **error)
+{
+  while (request->result == NULL && !tool->timed_out)
+    g_main_context_iteration (NULL, TRUE);
+
+  if (request->result == NULL)
+    g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT, _("Timeout expired"));
+  return request->result;
 }
 
 /* The process that owns the bus name @name: its unique name from the bus,
@@ -1046,46 +552,68 @@ watch_bus_name_owner (Tool             *tool,
                       const char       *name,
                       GError          **error)
 {
+  g_autoptr(BusRequest) owner_request = bus_request_new ();
+  g_autoptr(BusRequest) sender_request = NULL;
   g_autoptr(GVariant) reply = NULL;
-  DBusWatch watch = { FALSE, NULL, NULL };
+  GAsyncResult *result;
   const char *owner;
 
-  reply = g_dbus_connection_call_sync (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                       "org.freedesktop.DBus", "GetNameOwner",
-                                       g_variant_new ("(s)", name), G_VARIANT_TYPE ("(s)"),
-                                       G_DBUS_CALL_FLAGS_NONE, -1, NULL, error);
-  if (reply == NULL)
+  g_dbus_connection_call (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                          "org.freedesktop.DBus", "GetNameOwner", g_variant_new ("(s)", name),
+                          G_VARIANT_TYPE ("(s)"), G_DBUS_CALL_FLAGS_NONE, -1, tool->cancellable,
+                          on_bus_request_done, owner_request);
+  if ((result = await_bus_request (tool, owner_request, error)) == NULL ||
+      (reply = g_dbus_connection_call_finish (bus, result, error)) == NULL)
     return NULL;
 
   g_variant_get (reply, "(&s)", &owner);
-  debug (tool, "bus name %s is owned by %s", name, owner);
+  tool_debug (tool, "bus name %s is owned by %s", name, owner);
 
-  procwatch_process_monitor_watch_dbus_sender_async (tool->monitor, bus, owner, NULL,
-                                                     on_dbus_sender_watched, &watch);
-  while (!watch.done)
-    g_main_context_iteration (NULL, TRUE);
+  /* The bus answers its own name, org.freedesktop.DBus, with that name:
+   * the bus is no connection, and has no connection's credentials. */
+  if (!g_dbus_is_unique_name (owner))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           _("it is owned by the bus itself, not by a connection"));
+      return NULL;
+    }
 
-  if (watch.process == NULL)
-    g_propagate_error (error, watch.error);
-  return watch.process;
+  sender_request = bus_request_new ();
+  procwatch_process_monitor_watch_dbus_sender_async (tool->monitor, bus, owner,
+                                                     tool->cancellable, on_bus_request_done,
+                                                     sender_request);
+  if ((result = await_bus_request (tool, sender_request, error)) == NULL)
+    return NULL;
+
+  return procwatch_process_monitor_watch_dbus_sender_finish (tool->monitor, result, error);
 }
 
 /* --dbus-name: each owner is a process like those named by PID, watched
  * before any of those so that none of their events comes while the bus
- * is being asked. Returns -1 to go on, or the exit status to stop with. */
+ * is being asked. Returns -1 to go on (*@unsupported set if -e let a
+ * missing kernel feature pass), or the exit status to stop with. */
 static int
 watch_bus_names (Tool        *tool,
-                 ToolOptions *options)
+                 ToolOptions *options,
+                 gboolean    *unsupported)
 {
   GBusType bus_type = options->system_bus ? G_BUS_TYPE_SYSTEM : G_BUS_TYPE_SESSION;
+  g_autoptr(BusRequest) connect_request = NULL;
   g_autoptr(GDBusConnection) bus = NULL;
   g_autoptr(GError) error = NULL;
+  GAsyncResult *result;
   guint i;
 
   if (options->dbus_names->len == 0)
     return -1;
 
-  bus = g_bus_get_sync (bus_type, NULL, &error);
+  connect_request = bus_request_new ();
+
+  g_bus_get (bus_type, tool->cancellable, on_bus_request_done, connect_request);
+  if ((result = await_bus_request (tool, connect_request, &error)) != NULL)
+    bus = g_bus_get_finish (result, &error);
+  if (tool->timed_out)
+    return -1;
   if (bus == NULL)
     {
       tool_warn (options->system_bus ? _("cannot connect to the system bus: %s")
@@ -1106,12 +634,17 @@ watch_bus_names (Tool        *tool,
       if (process == NULL)
         {
           gboolean no_owner = g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_NAME_HAS_NO_OWNER);
+          gboolean not_supported = g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
+
+          /* The timeout has had its say; nothing more is watched. */
+          if (tool->timed_out)
+            return -1;
 
           /* An owner that is gone (or was just leaving) is what -e allows. */
           if (tool->allow_exited &&
               (no_owner || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND)))
             {
-              debug (tool, "bus name %s has no owner, skipping", name);
+              tool_debug (tool, "bus name %s has no owner, skipping", name);
               continue;
             }
 
@@ -1120,13 +653,23 @@ watch_bus_names (Tool        *tool,
             tool_warn (_("no process owns the bus name '%s'"), name);
           else
             tool_warn (_("cannot watch the owner of bus name '%s': %s"), name, error->message);
-          return g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED)
-                 ? TOOL_EXIT_UNSUPPORTED : TOOL_EXIT_FAILURE;
+
+          /* As for a process given by PID: -e reports an owner that
+           * cannot be watched and goes on; the exit status tells. */
+          if (tool->allow_exited)
+            {
+              if (not_supported)
+                *unsupported = TRUE;
+              else
+                tool->failed = TRUE;
+              continue;
+            }
+          return not_supported ? TOOL_EXIT_UNSUPPORTED : TOOL_EXIT_FAILURE;
         }
 
       target.pid = procwatch_process_get_pid (process);
-      target.name = target_name (process, target.pid);
-      add_target (tool, process, &target);
+      target.name = tool_target_name (process, target.pid);
+      tool_add_target (tool, process, &target);
     }
 
   return -1;
@@ -1145,23 +688,6 @@ check_count (guint64 count,
   return TOOL_EXIT_FAILURE;
 }
 
-/* How many "finished" end the wait: one per process, or for waitpid one
- * per argument naming it; at most --count. */
-static guint
-count_needed (Tool    *tool,
-              guint64  count)
-{
-  GHashTableIter iter;
-  ToolTarget *target;
-  guint needed = 0;
-
-  g_hash_table_iter_init (&iter, tool->targets);
-  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &target))
-    needed += tool->waitpid_mode ? target->n_args : 1;
-  needed += tool->cgroups->len;
-
-  return count > 0 ? (guint) MIN ((guint64) needed, count) : needed;
-}
 
 static int
 watch_processes (Tool        *tool,
@@ -1198,25 +724,29 @@ watch_processes (Tool        *tool,
    * the bus is asked, and an empty cgroup is reported at once. */
   tool->needed = G_MAXUINT;
 
-  if ((exit_code = watch_bus_names (tool, options)) >= 0)
+  if ((exit_code = watch_bus_names (tool, options, &unsupported)) >= 0)
     return exit_code;
 
-  exit_code = watch_all (tool, pids, inodes, n_named, &unsupported);
-  if (exit_code >= 0)
-    return exit_code;
+  /* The time ran out while the bus was asked: only those signalled at the
+   * timeout are awaited, as the timeout set up. */
+  if (!tool->timed_out)
+    {
+      exit_code = watch_all (tool, pids, inodes, n_named, &unsupported);
+      if (exit_code >= 0)
+        return exit_code;
 
-  if ((exit_code = watch_cgroups (tool, options, &unsupported)) >= 0)
-    return exit_code;
+      if ((exit_code = watch_cgroups (tool, options, &unsupported)) >= 0)
+        return exit_code;
 
-  tool->needed = count_needed (tool, options->count);
-  if (tool->finished >= tool->needed)
-    tool->done = TRUE;
+      tool->needed = tool_count_needed (tool, options->count);
+      if (tool->finished >= tool->needed)
+        tool->done = TRUE;
 
-  /* --send: each process is held before any is signalled, so none can be
-   * mistaken for a process that took its pid since. */
-  if (options->send_signal >= 0 &&
-      signal_running (tool, options->send_signal, "send", FALSE) > 0)
-    arm_kill_after (tool);
+      /* --send: each process is held before any is signalled, so none can
+       * be mistaken for a process that took its pid since. */
+      if (options->send_signal >= 0)
+        tool_send_signal (tool, options->send_signal);
+    }
 
   if (tool->needed > 0 && !tool->done)
     g_main_loop_run (tool->loop);
@@ -1238,7 +768,7 @@ run (Tool        *tool,
   ProcwatchProcessMonitor *monitor = tool->monitor;
   int exit_code;
 
-  debug (tool, "backend %s", procwatch_process_monitor_get_backend (monitor));
+  tool_debug (tool, "backend %s", procwatch_process_monitor_get_backend (monitor));
 
   if (g_strcmp0 (procwatch_process_monitor_get_backend (monitor), "none") == 0)
     {
@@ -1250,10 +780,10 @@ run (Tool        *tool,
   g_signal_connect (monitor, "reaped", G_CALLBACK (on_reaped), tool);
 
   if (options->timeout_ms > 0)
-    g_timeout_add (options->timeout_ms, on_timeout, tool);
+    tool_start_timeout (tool, options->timeout_ms);
 
   if (options->command_argv != NULL)
-    exit_code = run_command (tool, options->command_argv);
+    exit_code = tool_run_command (tool, options->command_argv);
   else
     exit_code = watch_processes (tool, options);
 
