@@ -134,7 +134,9 @@ procwatch_pidfd_get_info (int                          pidfd,
  * is the authority on a core dump; a non-zero @coredump_mask (Linux 6.16+:
  * filled for the dump modes that report back, 0 for a plain core file)
  * adds it where the status might lack it. The COREDUMP bit of the mask
- * alone says nothing: this kernel sets it with a @coredump_mask of 0. */
+ * alone says nothing: Linux 6.18 sets it, with a @coredump_mask of 0, for
+ * a process that dumped core into a file, and for one that never crashed
+ * it fills in what a dump would be (PIDFD_COREDUMP_USER). */
 static int
 status_of_info (const struct procwatch_pidfd_info *info)
 {

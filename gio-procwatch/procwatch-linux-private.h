@@ -92,9 +92,10 @@
 /* PIDFD_GET_INFO (Linux 6.13); PIDFD_INFO_EXIT (Linux 6.15) reports the wait
  * status of a reaped process; PIDFD_INFO_COREDUMP (Linux 6.16) how a core
  * dump went, in @coredump_mask; PIDFD_INFO_SUPPORTED_MASK (Linux 6.19)
- * which of these bits the kernel knows. The kernel takes any size from the first,
- * 64-byte version of the struct on, copies what both sides know and
- * zero-fills the rest of ours; what we hand in must be zero past the mask. */
+ * which of these bits the kernel knows. The kernel takes any size from
+ * the first, 64-byte version of the struct on, copies what both sides know
+ * and zero-fills the rest of ours; what we hand in must be zero past the
+ * mask. */
 #ifndef PIDFD_INFO_PID
 # define PIDFD_INFO_PID      (1ULL << 0)
 #endif
