@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -24,6 +25,12 @@
 #include "procwatch-backend-private.h"
 #include "procwatch-linux-private.h"
 #include "procwatch-proc-files-private.h"
+#include "procwatch-test-seam-private.h"
+
+#ifdef PROCWATCH_TEST_SEAM
+void (*procwatch_test_seam_pidfd_info_answer) (struct procwatch_pidfd_info *info);
+const char *procwatch_test_seam_kernel_release;
+#endif
 
 static gboolean reap_raises_hup;
 static gboolean pidfs_present;
@@ -99,17 +106,47 @@ pidfd_is_supported (GError **error)
   return TRUE;
 }
 
-/* PIDFD_GET_INFO (Linux 6.13+): whether the kernel answered about @mask. */
-static gboolean
-get_info (int                          fd,
-          guint64                      mask,
-          struct procwatch_pidfd_info *info)
+/* PIDFD_GET_INFO (Linux 6.13+), the one place that asks it: whether the
+ * kernel answered about any bit of @mask. Every question about a pidfd's
+ * process (pid, parent, exit status, core dump, and what newer kernels
+ * add) comes through here, with the struct zeroed as the kernel wants. */
+gboolean
+procwatch_pidfd_get_info (int                          pidfd,
+                          guint64                      mask,
+                          struct procwatch_pidfd_info *info)
 {
   /* Zeroed in full: the kernel reads the mask and checks the rest. */
   memset (info, 0, sizeof *info);
   info->mask = mask;
 
-  return ioctl (fd, PROCWATCH_PIDFD_GET_INFO, info) == 0 && (info->mask & mask) != 0;
+  if (ioctl (pidfd, PROCWATCH_PIDFD_GET_INFO, info) != 0)
+    return FALSE;
+
+#ifdef PROCWATCH_TEST_SEAM
+  if (procwatch_test_seam_pidfd_info_answer != NULL)
+    procwatch_test_seam_pidfd_info_answer (info);
+#endif
+
+  return (info->mask & mask) != 0;
+}
+
+/* The wait status in a PIDFD_INFO_EXIT answer. The core flag of the status
+ * is the authority on a core dump; a non-zero @coredump_mask (Linux 6.16+:
+ * filled for the dump modes that report back, 0 for a plain core file)
+ * adds it where the status might lack it. The COREDUMP bit of the mask
+ * alone says nothing: Linux 6.18 sets it, with a @coredump_mask of 0, for
+ * a process that dumped core into a file, and for one that never crashed
+ * it fills in what a dump would be (PIDFD_COREDUMP_USER). */
+static int
+status_of_info (const struct procwatch_pidfd_info *info)
+{
+  int wait_status = info->exit_code;
+
+  if ((info->mask & PIDFD_INFO_COREDUMP) && (info->coredump_mask & PIDFD_COREDUMPED) &&
+      WIFSIGNALED (wait_status))
+    wait_status |= WCOREFLAG;
+
+  return wait_status;
 }
 
 /* The pid a pidfd refers to: 0 once reaped, or when the process is in a pid
@@ -120,7 +157,7 @@ pid_of_pidfd (int fd)
   struct procwatch_pidfd_info info;
   GPid pid;
 
-  if (get_info (fd, PIDFD_INFO_PID, &info))
+  if (procwatch_pidfd_get_info (fd, PIDFD_INFO_PID, &info))
     return (GPid) info.pid;
 
   if (procwatch_proc_read_fdinfo_pid (fd, &pid) && pid > 0)
@@ -310,7 +347,7 @@ parent_is_us (int  pidfd,
   struct procwatch_pidfd_info info;
   GPid ppid = 0;
 
-  if (get_info (pidfd, PIDFD_INFO_PID, &info))
+  if (procwatch_pidfd_get_info (pidfd, PIDFD_INFO_PID, &info))
     return (GPid) info.ppid == getpid ();
 
   return pid > 0 &&
@@ -472,11 +509,12 @@ child_exit_pending (ProcwatchHandle *handle)
    * status. Usually neither: its exit is news, its status comes with the
    * reap, and no waitid () is spent on it. */
   if (!handle->child &&
-      get_info (handle->fd, PIDFD_INFO_PID | PIDFD_INFO_EXIT, &pidfd_info))
+      procwatch_pidfd_get_info (handle->fd, PIDFD_INFO_PID | PIDFD_INFO_EXIT | PIDFD_INFO_COREDUMP,
+                                &pidfd_info))
     {
       if (pidfd_info.mask & PIDFD_INFO_EXIT)
         {
-          handle->exit_status = pidfd_info.exit_code;
+          handle->exit_status = status_of_info (&pidfd_info);
           handle->exit_status_seen = TRUE;
           return FALSE;
         }
@@ -562,10 +600,11 @@ procwatch_pidfd_read_exit_status (int  pidfd,
 {
   struct procwatch_pidfd_info info;
 
-  if (!get_info (pidfd, PIDFD_INFO_EXIT, &info))
+  if (!procwatch_pidfd_get_info (pidfd, PIDFD_INFO_EXIT | PIDFD_INFO_COREDUMP, &info) ||
+      !(info.mask & PIDFD_INFO_EXIT))
     return FALSE;
 
-  *wait_status = info.exit_code;
+  *wait_status = status_of_info (&info);
   return TRUE;
 }
 
@@ -599,6 +638,126 @@ pidfd_read_status (const ProcwatchBackend *backend,
   return procwatch_pidfd_read_exit_status (handle->fd, wait_status);
 }
 
+/* Whether uname ()'s release is @major.@minor or later: the last resort,
+ * for what no kernel call tells. */
+static gboolean
+kernel_release_at_least (guint major,
+                         guint minor)
+{
+  struct utsname name;
+  const char *release = NULL;
+  guint64 found_major, found_minor;
+  char *end;
+
+#ifdef PROCWATCH_TEST_SEAM
+  release = procwatch_test_seam_kernel_release;
+#endif
+  if (release == NULL && uname (&name) == 0)
+    release = name.release;
+  if (release == NULL)
+    return FALSE;
+
+  found_major = g_ascii_strtoull (release, &end, 10);
+  if (*end != '.')
+    return FALSE;
+  found_minor = g_ascii_strtoull (end + 1, NULL, 10);
+
+  return found_major > major || (found_major == major && found_minor >= minor);
+}
+
+/* Whether the kernel keeps the status of a reaped process for pidfd
+ * holders (PIDFD_INFO_EXIT, Linux 6.15), asked of @pidfd, one of a live
+ * process: such a pidfd never answers EXIT, so the answer is found around
+ * it. A kernel that lists what it supports (6.19) says so; one that echoes
+ * PIDFD_INFO_COREDUMP for a live process is 6.16 or later; one that
+ * answers PIDFD_GET_INFO at all is 6.13 or later, and only its release
+ * tells 6.15 from 6.13 and 6.14. */
+static gboolean
+kernel_keeps_exit_status (int pidfd)
+{
+  struct procwatch_pidfd_info info;
+
+  if (!procwatch_pidfd_get_info (pidfd, PIDFD_INFO_PID | PIDFD_INFO_EXIT | PIDFD_INFO_COREDUMP |
+                                        PIDFD_INFO_SUPPORTED_MASK, &info))
+    return FALSE;
+
+  if (info.mask & PIDFD_INFO_SUPPORTED_MASK)
+    return (info.supported_mask & PIDFD_INFO_EXIT) != 0;
+
+  if (info.mask & PIDFD_INFO_COREDUMP)
+    return TRUE;
+
+  return kernel_release_at_least (6, 15);
+}
+
+/* Whether the kernel names @pidfd's process by a pidfs file handle (Linux
+ * 6.14) and opens one again: with FD_PIDFS_ROOT (6.17), else with a pidfd
+ * as the mount fd. */
+static gboolean
+kernel_has_file_handles (int pidfd)
+{
+  struct
+  {
+    struct file_handle handle;
+    unsigned char bytes[MAX_HANDLE_SZ];
+  } name;
+  int mount_id;
+  int fd;
+
+  memset (&name, 0, sizeof name);
+  name.handle.handle_bytes = MAX_HANDLE_SZ;
+  if (name_to_handle_at (pidfd, "", &name.handle, &mount_id, AT_EMPTY_PATH) != 0)
+    return FALSE;
+
+  fd = open_by_handle_at (FD_PIDFS_ROOT, &name.handle, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 && errno == EBADF)
+    fd = open_by_handle_at (pidfd, &name.handle, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return FALSE;
+
+  close (fd);
+  return TRUE;
+}
+
+/* What the pidfd backend delivers here, asked of a pidfd of our own
+ * process: no process is started (see pidfd_is_supported ()). */
+static ProcwatchFeatures
+pidfd_probe_features (const ProcwatchBackend *backend)
+{
+  ProcwatchFeatures features = PROCWATCH_FEATURES_NONE;
+  int pidfd;
+  int thread_pidfd;
+
+  pidfd = procwatch_pidfd_open (getpid (), 0);
+  if (pidfd < 0)
+    return features;
+
+  if (reap_raises_hup)
+    features |= PROCWATCH_FEATURES_REAP_EVENT;
+
+  /* The inode numbers are those of pidfs (6.9); 32-bit ones are reused. */
+  if (fd_is_on_pidfs (pidfd) && pidfs_inode (pidfd) != 0)
+    features |= PROCWATCH_FEATURES_INODE;
+
+  /* The core flag comes with the wait status. */
+  if (kernel_keeps_exit_status (pidfd))
+    features |= PROCWATCH_FEATURES_NON_CHILD_STATUS | PROCWATCH_FEATURES_CORE_DUMP;
+
+  if (kernel_has_file_handles (pidfd))
+    features |= PROCWATCH_FEATURES_FILE_HANDLES;
+
+  /* Our main thread is a thread: EINVAL before 6.9. */
+  thread_pidfd = procwatch_pidfd_open (getpid (), PIDFD_THREAD);
+  if (thread_pidfd >= 0)
+    {
+      features |= PROCWATCH_FEATURES_THREADS;
+      close (thread_pidfd);
+    }
+
+  close (pidfd);
+  return features;
+}
+
 const ProcwatchBackend procwatch_backend_pidfd = {
   .name = "pidfd",
   .is_supported = pidfd_is_supported,
@@ -612,4 +771,5 @@ const ProcwatchBackend procwatch_backend_pidfd = {
   .needs_probe = pidfd_needs_probe,
   .read_state = pidfd_read_state,
   .read_status = pidfd_read_status,
+  .probe_features = pidfd_probe_features,
 };

@@ -132,6 +132,14 @@ poll_read_state (const ProcwatchBackend *backend,
   return state < 0 ? PROCWATCH_PROCESS_STATE_RUNNING : state;
 }
 
+/* A thread has a /proc directory of its own to hold; everything is probed
+ * on a timer, and pidfds are held only for processes watched through one. */
+static ProcwatchFeatures
+poll_probe_features (const ProcwatchBackend *backend)
+{
+  return PROCWATCH_FEATURES_THREADS;
+}
+
 const ProcwatchBackend procwatch_backend_poll = {
   .name = "poll",
   .is_supported = poll_is_supported,
@@ -146,4 +154,5 @@ const ProcwatchBackend procwatch_backend_poll = {
   .needs_probe = poll_needs_probe,
   .read_state = poll_read_state,
   .read_status = procwatch_proc_handle_read_status,
+  .probe_features = poll_probe_features,
 };

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 
 #include "procwatch-process.h"
+#include "procwatch-process-monitor.h"
 
 G_BEGIN_DECLS
 
@@ -104,11 +105,15 @@ struct _ProcwatchBackend
                                          const ProcwatchHandle  *handle,
                                          ProcwatchProcessState   state,
                                          int                    *wait_status);
+  /* What a monitor on this backend delivers on this kernel, found without
+   * starting a process (see ProcwatchProcessMonitor:features). */
+  ProcwatchFeatures     (*probe_features) (const ProcwatchBackend *backend);
 };
 
 /* The registry (procwatch-backend.c). */
 const ProcwatchBackend *procwatch_backend_get_default  (void);
 const ProcwatchBackend *procwatch_backend_choose       (const char             *forced);
+ProcwatchFeatures       procwatch_backend_probe_features (const ProcwatchBackend *backend);
 
 /* What every backend does with its handles (procwatch-backend.c). */
 gboolean                procwatch_backend_same_process (const ProcwatchBackend *backend,
@@ -134,7 +139,12 @@ void                    procwatch_set_error_from_errno (GError                **
                                                         const char             *what);
 
 /* pidfd helpers (procwatch-backend-pidfd.c) that the backends holding /proc
- * handles need too, to accept a pidfd and to read a child's status. */
+ * handles need too, to accept a pidfd and to read a child's status;
+ * procwatch_pidfd_get_info () is the one caller of PIDFD_GET_INFO. */
+struct procwatch_pidfd_info;
+gboolean                procwatch_pidfd_get_info       (int                     pidfd,
+                                                        guint64                 mask,
+                                                        struct procwatch_pidfd_info *info);
 int                     procwatch_pidfd_dup            (int                     pidfd,
                                                         GPid                   *pid,
                                                         guint64                *inode,

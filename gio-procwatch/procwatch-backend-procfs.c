@@ -140,6 +140,15 @@ procfs_read_state (const ProcwatchBackend *backend,
   return state;
 }
 
+/* Exits and reaps are events (POLLIN, POLLERR), and a thread has a /proc
+ * directory of its own to hold; the rest needs pidfds, which this backend
+ * holds only for processes watched through one. */
+static ProcwatchFeatures
+procfs_probe_features (const ProcwatchBackend *backend)
+{
+  return PROCWATCH_FEATURES_REAP_EVENT | PROCWATCH_FEATURES_THREADS;
+}
+
 const ProcwatchBackend procwatch_backend_procfs = {
   .name = "procfs",
   .is_supported = procfs_is_supported,
@@ -152,4 +161,5 @@ const ProcwatchBackend procwatch_backend_procfs = {
   .needs_probe = procfs_needs_probe,
   .read_state = procfs_read_state,
   .read_status = procwatch_proc_handle_read_status,
+  .probe_features = procfs_probe_features,
 };

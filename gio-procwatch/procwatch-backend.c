@@ -143,3 +143,15 @@ procwatch_handle_read_identity (const ProcwatchBackend  *backend,
   *name = g_steal_pointer (&read_name);
   *cgroup = g_steal_pointer (&read_cgroup);
 }
+
+/* Decided when a monitor is created, asking the kernel each time: a few
+ * system calls on a pidfd of our own, and no cache that a test of the
+ * decisions would have to reset. */
+ProcwatchFeatures
+procwatch_backend_probe_features (const ProcwatchBackend *backend)
+{
+  if (backend == NULL)
+    return PROCWATCH_FEATURES_NONE;
+
+  return backend->probe_features (backend);
+}

@@ -90,13 +90,38 @@
 #endif
 
 /* PIDFD_GET_INFO (Linux 6.13); PIDFD_INFO_EXIT (Linux 6.15) reports the wait
- * status of a reaped process. Only the first, 64-byte version of the struct
- * is used: the kernel accepts any size from that on. */
+ * status of a reaped process; PIDFD_INFO_COREDUMP (Linux 6.16) how a core
+ * dump went, in @coredump_mask; PIDFD_INFO_SUPPORTED_MASK (Linux 6.19)
+ * which of these bits the kernel knows. The kernel takes any size from
+ * the first, 64-byte version of the struct on, copies what both sides know
+ * and zero-fills the rest of ours; what we hand in must be zero past the
+ * mask. */
 #ifndef PIDFD_INFO_PID
 # define PIDFD_INFO_PID      (1ULL << 0)
 #endif
 #ifndef PIDFD_INFO_EXIT
 # define PIDFD_INFO_EXIT     (1ULL << 3)
+#endif
+#ifndef PIDFD_INFO_COREDUMP
+# define PIDFD_INFO_COREDUMP (1ULL << 4)
+#endif
+#ifndef PIDFD_INFO_SUPPORTED_MASK
+# define PIDFD_INFO_SUPPORTED_MASK (1ULL << 5)
+#endif
+
+/* Bits of @coredump_mask (Linux 6.16), valid when the reply's mask has
+ * PIDFD_INFO_COREDUMP. */
+#ifndef PIDFD_COREDUMPED
+# define PIDFD_COREDUMPED    (1U << 0)
+#endif
+#ifndef PIDFD_COREDUMP_SKIP
+# define PIDFD_COREDUMP_SKIP (1U << 1)
+#endif
+#ifndef PIDFD_COREDUMP_USER
+# define PIDFD_COREDUMP_USER (1U << 2)
+#endif
+#ifndef PIDFD_COREDUMP_ROOT
+# define PIDFD_COREDUMP_ROOT (1U << 3)
 #endif
 
 struct procwatch_pidfd_info
@@ -115,11 +140,22 @@ struct procwatch_pidfd_info
   uint32_t fsuid;
   uint32_t fsgid;
   int32_t exit_code;
+  /* Linux 6.16 (PIDFD_INFO_SIZE_VER1). */
+  uint32_t coredump_mask;
+  uint32_t coredump_signal;
+  /* Linux 6.19 (PIDFD_INFO_SIZE_VER2). */
+  uint64_t supported_mask;
 };
 
-_Static_assert (sizeof (struct procwatch_pidfd_info) == 64, "PIDFD_INFO_SIZE_VER0");
+_Static_assert (sizeof (struct procwatch_pidfd_info) == 80, "PIDFD_INFO_SIZE_VER2");
 
 #define PROCWATCH_PIDFD_GET_INFO _IOWR (0xFF, 11, struct procwatch_pidfd_info)
+
+/* The mount fd that open_by_handle_at () takes for a pidfs file handle
+ * without a pidfs mount at hand (Linux 6.17); before, a pidfd serves. */
+#ifndef FD_PIDFS_ROOT
+# define FD_PIDFS_ROOT (-10002)
+#endif
 
 static inline int
 procwatch_pidfd_open (pid_t        pid,

@@ -12,6 +12,8 @@
 #include "procwatch-cgroup-files-private.h"
 #include "procwatch-dbus-sender-private.h"
 #include "procwatch-dispatch-private.h"
+#include "procwatch-enums.h"
+#include "procwatch-file-handle-private.h"
 #include "procwatch-i18n-private.h"
 #include "procwatch-process-monitor.h"
 #include "procwatch-process-private.h"
@@ -95,11 +97,15 @@ struct _ProcwatchProcessMonitor
 
   /* Everything watched, and the source that watches it. */
   ProcwatchWatchSet set;
+
+  /* Decided at creation; never changes. */
+  ProcwatchFeatures features;
 };
 
 enum {
   PROP_0,
   PROP_BACKEND,
+  PROP_FEATURES,
   N_PROPS
 };
 
@@ -253,6 +259,10 @@ procwatch_process_monitor_get_property (GObject    *object,
       g_value_set_static_string (value, procwatch_process_monitor_get_backend (self));
       break;
 
+    case PROP_FEATURES:
+      g_value_set_flags (value, self->features);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -287,6 +297,55 @@ procwatch_process_monitor_class_init (ProcwatchProcessMonitorClass *klass)
     g_param_spec_string ("backend", NULL, NULL,
                          NULL,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+
+  /**
+   * ProcwatchProcessMonitor:features: (getter get_features)
+   *
+   * What this monitor can deliver, on this kernel with its
+   * [property@Procwatch.ProcessMonitor:backend]: a set of
+   * [flags@Procwatch.Features]. It is decided once, when the monitor is
+   * created, by asking the kernel about a pidfd of the calling process (no
+   * process is started), and never changes: it is never notified.
+   *
+   * How each flag is decided, by a probe where one exists:
+   *
+   * - `PROCWATCH_FEATURES_REAP_EVENT`: with the "pidfd" backend, pidfds
+   *   live on pidfs (`fstatfs()`), which came with the hang-up on reap in
+   *   Linux 6.9 (`PROCWATCH_DEBUG=no-pollhup` turns it off); with the
+   *   "procfs" backend always (`POLLERR`); never with "poll".
+   * - `PROCWATCH_FEATURES_NON_CHILD_STATUS` and
+   *   `PROCWATCH_FEATURES_CORE_DUMP`, with the "pidfd" backend: the kernel
+   *   keeps the status of a reaped process (`PIDFD_INFO_EXIT`, Linux
+   *   6.15). A kernel that lists the bits it supports
+   *   (`PIDFD_INFO_SUPPORTED_MASK`, Linux 6.19) is taken at its word; one
+   *   that echoes `PIDFD_INFO_COREDUMP` for a live process is Linux 6.16
+   *   or later, and so keeps statuses; one that answers `PIDFD_GET_INFO`
+   *   without either is Linux 6.13 to 6.15, where no call tells 6.15
+   *   apart (a live process never has an exit status to show): there, and
+   *   only there, the kernel release decides, as the last resort. The
+   *   "procfs" and "poll" backends hold a pidfd only for processes
+   *   watched through one, so they set neither.
+   * - `PROCWATCH_FEATURES_INODE`, with the "pidfd" backend: the pidfd is on
+   *   pidfs (Linux 6.9) and has a 64-bit inode number.
+   * - `PROCWATCH_FEATURES_THREADS`: with the "pidfd" backend,
+   *   `pidfd_open()` with `PIDFD_THREAD` works on the calling thread
+   *   (Linux 6.9); the "procfs" and "poll" backends always hold a thread
+   *   by its own `/proc/<pid>/task/<tid>` directory.
+   * - `PROCWATCH_FEATURES_FILE_HANDLES`, with the "pidfd" backend:
+   *   `name_to_handle_at()` names the pidfd (Linux 6.14) and
+   *   `open_by_handle_at()` opens the handle again, with `FD_PIDFS_ROOT`
+   *   (Linux 6.17) or a pidfd as the mount fd, as the caller's user.
+   *
+   * A kernel whose system calls are filtered (a container's seccomp
+   * profile) shows as the older kernel it then resembles.
+   *
+   * Since: 1.4
+   */
+  properties[PROP_FEATURES] =
+    g_param_spec_flags ("features", NULL, NULL,
+                        PROCWATCH_TYPE_FEATURES,
+                        PROCWATCH_FEATURES_NONE,
+                        G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -388,6 +447,7 @@ static void
 procwatch_process_monitor_init (ProcwatchProcessMonitor *self)
 {
   procwatch_watch_set_init (&self->set, G_OBJECT (self));
+  self->features = procwatch_backend_probe_features (self->set.backend);
 }
 
 /**
@@ -402,6 +462,26 @@ ProcwatchProcessMonitor *
 procwatch_process_monitor_new (void)
 {
   return g_object_new (PROCWATCH_TYPE_PROCESS_MONITOR, NULL);
+}
+
+/**
+ * procwatch_process_monitor_get_features: (get-property features)
+ * @self: a monitor
+ *
+ * Gets what this monitor can deliver on this kernel with its backend,
+ * decided when it was created: see
+ * [property@Procwatch.ProcessMonitor:features] for how.
+ *
+ * Returns: the features
+ *
+ * Since: 1.4
+ */
+ProcwatchFeatures
+procwatch_process_monitor_get_features (ProcwatchProcessMonitor *self)
+{
+  g_return_val_if_fail (PROCWATCH_IS_PROCESS_MONITOR (self), PROCWATCH_FEATURES_NONE);
+
+  return self->features;
 }
 
 /**
@@ -524,6 +604,61 @@ procwatch_process_monitor_watch_pidfd (ProcwatchProcessMonitor  *self,
   watch = add_watch (self, &handle);
 
   return take_process (watch);
+}
+
+/**
+ * procwatch_process_monitor_watch_file_handle:
+ * @self: a monitor
+ * @handle: a token from [method@Procwatch.Process.dup_file_handle], made in
+ *   this program or another
+ * @error: return location for an error
+ *
+ * Starts watching the process that @handle names, as
+ * [method@Procwatch.ProcessMonitor.watch_pidfd] does with a pidfd the kernel
+ * opens from the token: the same [class@Procwatch.Process] if it is
+ * watched already. The token names one process for its whole life: once
+ * that process is reaped, the token names nothing, even when its pid has
+ * been given to another process, so this never watches another process.
+ *
+ * Errors are in the [error@Gio.IOErrorEnum] domain:
+ * `G_IO_ERROR_NOT_FOUND` when the process is gone (reaped), not visible
+ * from here (it lives in a pid namespace that this one cannot see: the
+ * kernel answers the same as for a reaped one) or the token is from
+ * another boot; `G_IO_ERROR_INVALID_ARGUMENT` only for bytes that are not a
+ * token of a format this library knows (truncated, or not a token at all);
+ * `G_IO_ERROR_PERMISSION_DENIED` where the kernel refuses to open it;
+ * `G_IO_ERROR_NOT_SUPPORTED` where the kernel opens no pidfs file handles
+ * (before Linux 6.14); `G_IO_ERROR_TOO_MANY_OPEN_FILES` when out of file
+ * descriptors; `G_IO_ERROR_CLOSED` once the monitor is closed. A failed
+ * call changes nothing.
+ *
+ * Returns: (transfer full): the watched process, or `NULL` on error
+ *
+ * Since: 1.4
+ */
+ProcwatchProcess *
+procwatch_process_monitor_watch_file_handle (ProcwatchProcessMonitor  *self,
+                                             GBytes                   *handle,
+                                             GError                  **error)
+{
+  ProcwatchProcess *process;
+  int pidfd;
+
+  g_return_val_if_fail (PROCWATCH_IS_PROCESS_MONITOR (self), NULL);
+  g_return_val_if_fail (handle != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!prepare_watch (self, error))
+    return NULL;
+
+  pidfd = procwatch_file_handle_open (handle, error);
+  if (pidfd < 0)
+    return NULL;
+
+  process = procwatch_process_monitor_watch_pidfd (self, pidfd, error);
+  close (pidfd);
+
+  return process;
 }
 
 /**

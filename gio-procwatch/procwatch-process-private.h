@@ -17,8 +17,9 @@ ProcwatchProcess *procwatch_process_new        (GPid                  pid,
 void              procwatch_process_set_watch  (ProcwatchProcess     *self,
                                                  struct _ProcwatchWatch *watch);
 struct _ProcwatchWatch *procwatch_process_get_watch (ProcwatchProcess *self);
-/* The most properties one status changes. */
-#define PROCWATCH_PROCESS_STATUS_PROPS 3
+/* The properties a status sets: status-known, exit-status, term-sig and
+ * core-dumped (at most three of them change at once). */
+#define PROCWATCH_PROCESS_STATUS_PROPS 4
 
 /* The getters without their type checks, for the dispatch path. */
 ProcwatchProcessState procwatch_process_peek_state (ProcwatchProcess *self);

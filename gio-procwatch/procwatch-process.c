@@ -6,8 +6,10 @@
 
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "procwatch-enums.h"
+#include "procwatch-file-handle-private.h"
 #include "procwatch-i18n-private.h"
 #include "procwatch-process-private.h"
 #include "procwatch-shared-string-private.h"
@@ -86,6 +88,7 @@ enum {
   PROP_EXIT_STATUS,
   PROP_TERM_SIG,
   PROP_CGROUP,
+  PROP_CORE_DUMPED,
   N_PROPS
 };
 
@@ -133,6 +136,10 @@ procwatch_process_get_property (GObject    *object,
 
     case PROP_CGROUP:
       g_value_set_string (value, self->cgroup);
+      break;
+
+    case PROP_CORE_DUMPED:
+      g_value_set_boolean (value, procwatch_process_get_core_dumped (self));
       break;
 
     default:
@@ -284,6 +291,21 @@ procwatch_process_class_init (ProcwatchProcessClass *klass)
                       0, G_MAXINT, 0,
                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
 
+  /**
+   * ProcwatchProcess:core-dumped: (getter get_core_dumped)
+   *
+   * Whether the kernel reports that the process dumped core: see
+   * [method@Procwatch.Process.get_core_dumped]. Notified with the other
+   * status properties when the status becomes known and says so, before
+   * [property@Procwatch.Process:state] changes.
+   *
+   * Since: 1.4
+   */
+  properties[PROP_CORE_DUMPED] =
+    g_param_spec_boolean ("core-dumped", NULL, NULL,
+                          FALSE,
+                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -380,6 +402,8 @@ procwatch_process_set_status (ProcwatchProcess  *self,
     changed[n_changed++] = properties[PROP_EXIT_STATUS];
   if (WIFSIGNALED (wait_status))
     changed[n_changed++] = properties[PROP_TERM_SIG];
+  if (WIFSIGNALED (wait_status) && WCOREDUMP (wait_status))
+    changed[n_changed++] = properties[PROP_CORE_DUMPED];
 
   g_assert (n_changed <= PROCWATCH_PROCESS_STATUS_PROPS);
   return n_changed;
@@ -452,7 +476,8 @@ procwatch_process_has_status (ProcwatchProcess *self)
  * It is a programming error to call this unless
  * [method@Procwatch.Process.has_status] returns true. Prefer the
  * [method@Procwatch.Process.get_if_exited] family of getters, which
- * decode it.
+ * decode it. Its core flag (`WCOREDUMP()`) is what
+ * [method@Procwatch.Process.get_core_dumped] reports.
  *
  * Returns: the wait status
  */
@@ -536,6 +561,43 @@ procwatch_process_get_term_sig (ProcwatchProcess *self)
   g_return_val_if_fail (procwatch_process_get_if_signaled (self), 0);
 
   return WTERMSIG (self->wait_status);
+}
+
+/**
+ * procwatch_process_get_core_dumped: (get-property core-dumped)
+ * @self: a process
+ *
+ * Checks whether the kernel reports that the process dumped core: it was
+ * terminated by a signal whose default action dumps core (`SIGSEGV`,
+ * `SIGABRT`, `SIGBUS`, `SIGFPE`, `SIGILL`, `SIGQUIT`, …) and the dump was
+ * written, which `RLIMIT_CORE` and the system's `core_pattern` decide. A
+ * process that crashed without a dump, such as one whose `RLIMIT_CORE` is 0
+ * with a file pattern, gives false here and still its signal in
+ * [method@Procwatch.Process.get_term_sig].
+ *
+ * The answer is the core flag of the wait status (`WCOREDUMP()`), so it is
+ * known exactly when the status is (see
+ * [method@Procwatch.Process.has_status]): for a child of the calling
+ * process from [signal@Procwatch.ProcessMonitor::exited] on, on every
+ * kernel and backend; for any other process from
+ * [signal@Procwatch.ProcessMonitor::reaped] on, on Linux 6.15 and newer.
+ * On Linux 6.16 and newer the kernel's own account of the dump
+ * (`PIDFD_INFO_COREDUMP`), where it gives one, is taken too. Before the
+ * status is known, and where it never is, this returns false: check
+ * [method@Procwatch.Process.has_status] to tell "no dump" from "not
+ * known". The guide page [Telling a crash from a quit](crash-or-quit.html)
+ * says what each kernel gives.
+ *
+ * Returns: true if the status is known and says that a core was dumped
+ *
+ * Since: 1.4
+ */
+gboolean
+procwatch_process_get_core_dumped (ProcwatchProcess *self)
+{
+  g_return_val_if_fail (PROCWATCH_IS_PROCESS (self), FALSE);
+
+  return self->has_status && WIFSIGNALED (self->wait_status) && WCOREDUMP (self->wait_status);
 }
 
 /**
@@ -661,6 +723,61 @@ procwatch_process_dup_pidfd (ProcwatchProcess  *self,
     return -1;
 
   return procwatch_watch_dup_pidfd (self->watch, error);
+}
+
+/**
+ * procwatch_process_dup_file_handle:
+ * @self: a process
+ * @error: return location for an error
+ *
+ * Gets a token that names this process and no other, ever: unlike a pid,
+ * it is never reused, and unlike the pid and
+ * [method@Procwatch.Process.get_inode] together, it needs no pid that
+ * still resolves. Hand it to another program (over D-Bus as `ay`), store
+ * it, and watch the process it names with
+ * [method@Procwatch.ProcessMonitor.watch_file_handle], in this program or
+ * another, as long as the process is not reaped and this boot lasts.
+ *
+ * The token is opaque and versioned: a format version, the kind of handle,
+ * the boot id (`/proc/sys/kernel/random/boot_id`) and the pidfs file handle
+ * the kernel gives for the process's pidfd (`name_to_handle_at()`, Linux
+ * 6.14 and newer). It can be made while the process is watched, running or
+ * exited and not yet reaped.
+ *
+ * Errors are in the [error@Gio.IOErrorEnum] domain: `G_IO_ERROR_CLOSED`
+ * once the process is no longer watched; `G_IO_ERROR_NOT_SUPPORTED` where
+ * the kernel gives no file handle for pidfds (before Linux 6.14, or
+ * `name_to_handle_at()` filtered) or the backend holds no pidfd for the
+ * process (the "procfs" and "poll" backends, for a process watched by pid;
+ * see `PROCWATCH_FEATURES_FILE_HANDLES` in
+ * [property@Procwatch.ProcessMonitor:features]);
+ * `G_IO_ERROR_TOO_MANY_OPEN_FILES` when out of file descriptors.
+ *
+ * Returns: (transfer full): the token, or `NULL` on error
+ *
+ * Since: 1.4
+ */
+GBytes *
+procwatch_process_dup_file_handle (ProcwatchProcess  *self,
+                                   GError           **error)
+{
+  GBytes *token;
+  int pidfd;
+
+  g_return_val_if_fail (PROCWATCH_IS_PROCESS (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!check_watched (self, error))
+    return NULL;
+
+  pidfd = procwatch_watch_dup_pidfd (self->watch, error);
+  if (pidfd < 0)
+    return NULL;
+
+  token = procwatch_file_handle_encode (pidfd, self->pid, error);
+  close (pidfd);
+
+  return token;
 }
 
 /**

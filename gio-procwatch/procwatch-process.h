@@ -52,6 +52,8 @@ PROCWATCH_AVAILABLE_IN_1_0
 gboolean              procwatch_process_get_if_signaled (ProcwatchProcess *self);
 PROCWATCH_AVAILABLE_IN_1_0
 int                   procwatch_process_get_term_sig    (ProcwatchProcess *self);
+PROCWATCH_AVAILABLE_IN_1_4
+gboolean              procwatch_process_get_core_dumped (ProcwatchProcess *self);
 PROCWATCH_AVAILABLE_IN_1_2
 guint64               procwatch_process_get_inode       (ProcwatchProcess *self);
 PROCWATCH_AVAILABLE_IN_1_2
@@ -60,6 +62,9 @@ PROCWATCH_AVAILABLE_IN_1_2
 const char           *procwatch_process_get_cgroup      (ProcwatchProcess *self);
 PROCWATCH_AVAILABLE_IN_1_2
 int                   procwatch_process_dup_pidfd       (ProcwatchProcess *self,
+                                                         GError          **error);
+PROCWATCH_AVAILABLE_IN_1_4
+GBytes               *procwatch_process_dup_file_handle (ProcwatchProcess *self,
                                                          GError          **error);
 PROCWATCH_AVAILABLE_IN_1_2
 gboolean              procwatch_process_send_signal     (ProcwatchProcess *self,

@@ -20,6 +20,15 @@ extern guint procwatch_test_seam_cgroup_event_reads;
 /* Times an empty cgroup was read by its probe, for tests of the backoff. */
 extern guint procwatch_test_seam_cgroup_probe_reads;
 
+struct procwatch_pidfd_info;
+/* Rewrites every PIDFD_GET_INFO answer the kernel gave, before the library
+ * reads it, and replaces uname ()'s release: what no seccomp filter can
+ * change, for tests of how ProcwatchFeatures are decided (a kernel that
+ * lists its supported bits, one that does not echo PIDFD_INFO_COREDUMP,
+ * one of another release). NULL: the kernel's own. */
+extern void (*procwatch_test_seam_pidfd_info_answer) (struct procwatch_pidfd_info *info);
+extern const char *procwatch_test_seam_kernel_release;
+
 #define PROCWATCH_TEST_SEAM_COUNT(counter) \
   g_atomic_int_inc ((gint *) &procwatch_test_seam_ ## counter)
 

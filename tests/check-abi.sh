@@ -59,6 +59,14 @@ procwatch_process_get_cgroup
 procwatch_process_monitor_unwatch_cgroup
 procwatch_process_monitor_watch_cgroup
 SYMBOLS
+# Added in 1.4.
+cat >> "$work/expected" <<'SYMBOLS'
+procwatch_features_get_type
+procwatch_process_get_core_dumped
+procwatch_process_dup_file_handle
+procwatch_process_monitor_get_features
+procwatch_process_monitor_watch_file_handle
+SYMBOLS
 
 "$nm" -D --defined-only "$library" | awk '{ print $NF }' | sort -u > "$work/exported"
 

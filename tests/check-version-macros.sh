@@ -44,6 +44,9 @@ uses_api (void)
 #ifdef USE_1_2
   g_print ("%u\n", procwatch_get_major_version ());
 #endif
+#ifdef USE_1_4
+  g_print ("%d\n", procwatch_process_get_core_dumped (NULL));
+#endif
 #ifdef USE_DEPRECATED
   old_api ();
   older_api ();
@@ -94,6 +97,10 @@ check "1.2 API, default bounds" "" "-DUSE_1_0 -DUSE_1_2"
 check "1.2 API, MAX_ALLOWED 1.0" \
   "procwatch_get_major_version.*Not available before 1.2" "$old -DUSE_1_2"
 check "1.0 API, MAX_ALLOWED 1.0" "" "$old -DUSE_1_0"
+check "1.4 API, default bounds" "" "-DUSE_1_4"
+check "1.4 API, MAX_ALLOWED 1.2" \
+  "procwatch_process_get_core_dumped.*Not available before 1.4" \
+  "-DPROCWATCH_VERSION_MIN_REQUIRED=PROCWATCH_VERSION_1_2 -DPROCWATCH_VERSION_MAX_ALLOWED=PROCWATCH_VERSION_1_2 -DUSE_1_4"
 check "API deprecated in 1.2, default bounds" "old_api.*deprecated" "-DUSE_DEPRECATED"
 check "API deprecated in 1.2 for another, default bounds" \
   "older_api.*Use 'new_api' instead" "-DUSE_DEPRECATED"

@@ -639,6 +639,37 @@ test_kernel_keeps_exit_status (void)
 }
 
 gboolean
+test_kernel_has_file_handles (void)
+{
+  struct
+  {
+    struct file_handle handle;
+    unsigned char bytes[MAX_HANDLE_SZ];
+  } name;
+  int pidfd = procwatch_pidfd_open (getpid (), 0);
+  int mount_id;
+  int fd = -1;
+
+  if (pidfd < 0)
+    return FALSE;
+
+  memset (&name, 0, sizeof name);
+  name.handle.handle_bytes = MAX_HANDLE_SZ;
+  if (name_to_handle_at (pidfd, "", &name.handle, &mount_id, AT_EMPTY_PATH) == 0)
+    {
+      /* pidfs: the inode number, 8 bytes. */
+      g_assert_cmpuint (name.handle.handle_bytes, ==, 8);
+      fd = open_by_handle_at (pidfd, &name.handle, O_RDONLY | O_CLOEXEC);
+    }
+  close (pidfd);
+  if (fd < 0)
+    return FALSE;
+
+  close (fd);
+  return TRUE;
+}
+
+gboolean
 test_status_known_after_reap (ProcwatchProcessMonitor *monitor)
 {
   return test_kernel_keeps_exit_status () &&

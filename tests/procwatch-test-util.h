@@ -151,6 +151,9 @@ gboolean      test_status_known_after_reap  (ProcwatchProcessMonitor *monitor);
  * pidfd (PIDFD_INFO_EXIT, Linux 6.15+, and the ioctl not filtered), which
  * every backend reads where it holds a pidfd. */
 gboolean      test_kernel_keeps_exit_status (void);
+/* Whether the kernel names a pidfd of ours by a pidfs file handle (Linux
+ * 6.14) and opens the handle again, asked apart from the library. */
+gboolean      test_kernel_has_file_handles  (void);
 
 /* Runs @scenario as pid 2 of a new pid namespace with its own /proc, where
  * pid 1 reaps orphans, and exits with its outcome: call it in a

@@ -16,6 +16,8 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gio-procwatch/procwatch.h>
@@ -57,6 +59,9 @@ typedef struct
   ProcwatchProcessState state;
   /* The process dies by SIGKILL instead of exiting with EXIT_CODE. */
   gboolean killed;
+  /* The process dies by SIGQUIT with its RLIMIT_CORE raised, in a scratch
+   * directory of the cell: it dumps core there. */
+  gboolean dumps_core;
   /* Comes only where the wait status gets known: for a child at its
    * exit, for another process at its reap. */
   gboolean needs_status;
@@ -76,6 +81,7 @@ static const Callout callouts[] = {
   { "notify-" STATUS_KNOWN_PROPERTY, CALLOUT_NOTIFY, STATUS_KNOWN_PROPERTY, .needs_status = TRUE },
   { "notify-exit-status", CALLOUT_NOTIFY, "exit-status", .needs_status = TRUE },
   { "notify-term-sig", CALLOUT_NOTIFY, "term-sig", .needs_status = TRUE, .killed = TRUE },
+  { "notify-core-dumped", CALLOUT_NOTIFY, "core-dumped", .needs_status = TRUE, .dumps_core = TRUE },
   { "items-changed-removed", CALLOUT_ITEMS_REMOVED, .after_watch = TRUE },
   { "items-changed-added", CALLOUT_ITEMS_ADDED, .inside_call = TRUE },
   { "monitor-wait", CALLOUT_MONITOR_WAIT },
@@ -866,7 +872,9 @@ end_a (Cell *cell)
 {
   TestProcess *process = cell->a.process;
 
-  if (cell->spec->callout->killed)
+  if (cell->spec->callout->dumps_core)
+    test_process_kill (process, SIGQUIT);
+  else if (cell->spec->callout->killed)
     test_process_kill (process, SIGKILL);
   else
     test_process_exit (process, EXIT_CODE);
@@ -1080,6 +1088,96 @@ start_waits (Cell *cell)
     }
 }
 
+static gboolean
+can_raise_core_limit_from_zero (void)
+{
+  int status = 0;
+  pid_t pid = fork ();
+
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      struct rlimit limit = { 0, 0 };
+
+      if (setrlimit (RLIMIT_CORE, &limit) != 0)
+        _exit (1);
+      limit.rlim_cur = limit.rlim_max = RLIM_INFINITY;
+      _exit (setrlimit (RLIMIT_CORE, &limit) == 0 ? 0 : 1);
+    }
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+
+  return WIFEXITED (status) && WEXITSTATUS (status) == 0;
+}
+
+/* Whether a process that dumps core here writes a file in its working
+ * directory: a pipe or socket core_pattern is machine-wide, not the
+ * test's; under valgrind the process writes a vgcore of valgrind's. */
+static gboolean
+core_dumps_land_here (char **why)
+{
+  g_autofree char *pattern = NULL;
+
+  if (g_strrstr (g_getenv ("LD_PRELOAD") ? g_getenv ("LD_PRELOAD") : "", "vgpreload") != NULL)
+    {
+      *why = g_strdup ("under valgrind a process writes valgrind's vgcore, not the kernel's core");
+      return FALSE;
+    }
+
+  /* GLib sets a test subprocess's RLIMIT_CORE to 0, the hard limit too:
+   * only CAP_SYS_RESOURCE raises that again. Asked of a forked process. */
+  if (!can_raise_core_limit_from_zero ())
+    {
+      *why = g_strdup ("GLib sets the hard RLIMIT_CORE of a test subprocess to 0, and raising "
+                       "it again needs CAP_SYS_RESOURCE, which this process lacks");
+      return FALSE;
+    }
+
+  if (!g_file_get_contents ("/proc/sys/kernel/core_pattern", &pattern, NULL, NULL))
+    pattern = g_strdup ("");
+  g_strchomp (pattern);
+  if (pattern[0] == '\0' || pattern[0] == '|' || pattern[0] == '@' || strchr (pattern, '/') != NULL)
+    {
+      *why = g_strdup_printf ("core_pattern is \"%s\": a dump does not land in the cell's "
+                              "directory (untested here)", pattern);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+static char *
+start_dumping_core (void)
+{
+  g_autoptr(GError) error = NULL;
+  struct rlimit limit;
+  char *dir;
+
+  limit.rlim_cur = RLIM_INFINITY;
+  limit.rlim_max = RLIM_INFINITY;
+  g_assert_no_errno (setrlimit (RLIMIT_CORE, &limit));
+  dir = g_dir_make_tmp ("procwatch-reentrancy-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_assert_no_errno (chdir (dir));
+
+  return dir;
+}
+
+static void
+stop_dumping_core (const char *dir)
+{
+  g_autoptr(GDir) listing = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (listing != NULL && (name = g_dir_read_name (listing)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      g_assert_no_errno (unlink (path));
+    }
+  g_assert_no_errno (chdir ("/"));
+  g_assert_no_errno (rmdir (dir));
+}
+
 static void
 run_cell (const CellSpec *spec)
 {
@@ -1088,6 +1186,7 @@ run_cell (const CellSpec *spec)
   Cell *cell = &cell_storage;
   g_autoptr(ProcwatchProcess) a = NULL;
   g_autoptr(ProcwatchProcess) b = NULL;
+  g_autofree char *core_dir = NULL;
   guint fds_at_start;
   guint i;
 
@@ -1102,6 +1201,10 @@ run_cell (const CellSpec *spec)
   memcpy (cell->all, (Tracked *[]) { &cell->a, &cell->b, &cell->c, &cell->d, &cell->x, &cell->y },
           sizeof cell->all);
 
+  /* The cell's own process inherits both; the cell runs in a subprocess of
+   * its own, which leaves the directory again at its end. */
+  if (callout->dumps_core)
+    core_dir = start_dumping_core ();
   cell->a.process = test_process_spawn (test_process_kind (spec->kind));
   cell->b.process = test_process_spawn (TEST_PROCESS_CHILD);
   if (is_cgroup_row (callout))
@@ -1172,6 +1275,8 @@ run_cell (const CellSpec *spec)
   check_fds (cell, fds_at_start, "at the end of the cell");
 
   g_ptr_array_unref (cell->waits);
+  if (core_dir != NULL)
+    stop_dumping_core (core_dir);
   g_assert_cmpstr (cell->violations->str, ==, "");
   g_string_free (cell->violations, TRUE);
 }
@@ -1195,10 +1300,17 @@ static void
 test_cell (gconstpointer data)
 {
   const CellSpec *spec = data;
+  g_autofree char *why = NULL;
 
   if (spec->not_applicable != NULL)
     {
       g_test_skip (spec->not_applicable);
+      return;
+    }
+
+  if (spec->callout->dumps_core && !core_dumps_land_here (&why))
+    {
+      g_test_skip (why);
       return;
     }
 

@@ -56,11 +56,12 @@ test_default_bounds (void)
   guint stable_minor = PROCWATCH_MINOR_VERSION + PROCWATCH_MINOR_VERSION % 2;
 
   g_assert_cmpuint (PROCWATCH_VERSION_1_0, <, PROCWATCH_VERSION_1_2);
+  g_assert_cmpuint (PROCWATCH_VERSION_1_2, <, PROCWATCH_VERSION_1_4);
   g_assert_cmpuint (PROCWATCH_VERSION_MIN_REQUIRED, ==,
                     G_ENCODE_VERSION (PROCWATCH_MAJOR_VERSION, stable_minor));
   g_assert_cmpuint (PROCWATCH_VERSION_MAX_ALLOWED, ==, PROCWATCH_VERSION_MIN_REQUIRED);
   /* So an application that sets nothing may use everything declared. */
-  g_assert_cmpuint (PROCWATCH_VERSION_MAX_ALLOWED, >=, PROCWATCH_VERSION_1_2);
+  g_assert_cmpuint (PROCWATCH_VERSION_MAX_ALLOWED, >=, PROCWATCH_VERSION_1_4);
 }
 
 int

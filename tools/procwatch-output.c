@@ -216,6 +216,18 @@ format_json (GString          *line,
   else
     g_string_append (line, "null");
 
+  g_string_append (line, ",\"core_dumped\":");
+  if (procwatch_process_has_status (process))
+    g_string_append (line, procwatch_process_get_core_dumped (process) ? "true" : "false");
+  else
+    g_string_append (line, "null");
+
+  g_string_append (line, ",\"file_handle\":");
+  if (target->file_handle != NULL)
+    tool_json_append_string (line, target->file_handle, -1);
+  else
+    g_string_append (line, "null");
+
   g_string_append (line, "}\n");
 }
 

@@ -19,6 +19,7 @@ typedef struct
   char *name;         /* its comm, NULL where unknown */
   guint n_args;       /* how many arguments named it (waitpid counts each) */
   gboolean stopping;  /* signalled at the timeout: awaited still */
+  char *file_handle;  /* with --json: base64 of its token, NULL where none */
 } ToolTarget;
 
 char *tool_signal_name     (int               sig);

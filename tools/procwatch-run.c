@@ -161,6 +161,15 @@ tool_add_target (Tool             *tool,
     }
 
   target->n_args = 1;
+  /* Made while the process is watched: once reaped, it has none. */
+  if (tool->json)
+    {
+      g_autoptr(GBytes) token = procwatch_process_dup_file_handle (process, NULL);
+
+      if (token != NULL)
+        target->file_handle = g_base64_encode (g_bytes_get_data (token, NULL),
+                                               g_bytes_get_size (token));
+    }
   report_watching (tool, target, process);
   g_hash_table_insert (tool->targets, g_object_ref (process), g_memdup2 (target, sizeof *target));
   g_ptr_array_add (tool->order, g_object_ref (process));

@@ -37,6 +37,7 @@ static void
 target_free (ToolTarget *target)
 {
   g_free (target->name);
+  g_free (target->file_handle);
   g_free (target);
 }
 
@@ -125,10 +126,47 @@ ensure_fd_limit (Tool  *tool,
     tool_warn (_("cannot raise the open file limit: %s"), g_strerror (errno));
 }
 
-/* The PID and PID:INODE arguments, appended to @pids and @inodes. Returns
- * -1, or the exit status for a bad one. */
+/* An @BASE64 argument, a process token (procwatch --json's "file_handle"):
+ * the process it names is watched at once and goes on as PID:INODE, which
+ * finds that same watch. Returns -1, or the exit status for a token that
+ * opens no process. */
 static int
-collect_pid_args (GPtrArray *pid_args,
+collect_token_arg (Tool       *tool,
+                   const char *text,
+                   GArray     *pids,
+                   GArray     *inodes)
+{
+  g_autoptr(ProcwatchProcess) process = NULL;
+  g_autoptr(GBytes) token = NULL;
+  g_autoptr(GError) error = NULL;
+  guint64 inode;
+  guchar *bytes;
+  gsize size;
+  GPid pid;
+
+  bytes = g_base64_decode (text + 1, &size);
+  token = g_bytes_new_take (bytes, size);
+  process = procwatch_process_monitor_watch_file_handle (tool->monitor, token, &error);
+  if (process == NULL)
+    {
+      tool_warn (_("could not open process '%s': %s"), text, error->message);
+      if (tool->allow_exited && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        return -1;
+      return TOOL_EXIT_FAILURE;
+    }
+
+  pid = procwatch_process_get_pid (process);
+  inode = procwatch_process_get_inode (process);
+  g_array_append_val (pids, pid);
+  g_array_append_val (inodes, inode);
+  return -1;
+}
+
+/* The PID, PID:INODE and @BASE64 arguments, appended to @pids and @inodes.
+ * Returns -1, or the exit status for a bad one. */
+static int
+collect_pid_args (Tool      *tool,
+                  GPtrArray *pid_args,
                   GArray    *pids,
                   GArray    *inodes)
 {
@@ -139,6 +177,14 @@ collect_pid_args (GPtrArray *pid_args,
       const char *text = g_ptr_array_index (pid_args, i);
       guint64 inode;
       GPid pid;
+      int exit_code;
+
+      if (text[0] == '@')
+        {
+          if ((exit_code = collect_token_arg (tool, text, pids, inodes)) >= 0)
+            return exit_code;
+          continue;
+        }
 
       if (!tool_parse_pid_arg (text, &pid, &inode))
         {
@@ -661,7 +707,7 @@ watch_processes (Tool        *tool,
                                                        options->pid_args->len + n_others)) >= 0)
     return exit_code;
 
-  exit_code = collect_pid_args (options->pid_args, pids, inodes);
+  exit_code = collect_pid_args (tool, options->pid_args, pids, inodes);
   if (exit_code >= 0)
     return exit_code;
 

@@ -8,6 +8,7 @@ its stdin. Every wait has a deadline, so a broken tool fails instead of
 hanging.
 """
 
+import base64
 import datetime
 import json
 import os
@@ -30,6 +31,8 @@ MAN_PAGE = os.environ.get('PROCWATCH_MAN_PAGE')
 DEADLINE = 20.0
 
 JSON_KEYS = ['time', 'monotonic_us', 'event', 'pid', 'inode', 'name', 'status']
+# An exited or reaped record: the keys above, then these.
+EVENT_KEYS = JSON_KEYS + ['core_dumped', 'file_handle']
 STATUS_KEYS = ['raw', 'exited', 'exit_code', 'signal', 'signal_name', 'core_dumped']
 
 
@@ -266,7 +269,7 @@ def test_man_page_documents_every_option():
     _, help_text, _ = run('--help')
     for option in set(re.findall(r'--[a-z-]+', help_text)):
         assert option in page, option
-    for key in JSON_KEYS + STATUS_KEYS:
+    for key in EVENT_KEYS + STATUS_KEYS:
         assert '.B %s\n' % key in page, key
     if shutil.which('groff'):
         check = subprocess.run(['groff', '-man', '-Tutf8', '-ww', '-z', MAN_PAGE],
@@ -643,7 +646,7 @@ def test_verbose_command():
 
 def check_json(line, pid, event):
     obj = json.loads(line)
-    assert list(obj) == JSON_KEYS
+    assert list(obj) == EVENT_KEYS
     assert obj['event'] == event and obj['pid'] == pid
     stamp = datetime.datetime.fromisoformat(obj['time'].replace('Z', '+00:00'))
     assert re.fullmatch(r'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z', obj['time'])
@@ -667,11 +670,13 @@ def test_json_events(procs, tools):
     assert exited['name'] == reaped['name'] == 'sleep'
     assert exited['inode'] == reaped['inode'] == (inode if inodes_known() else None)
     assert exited['status'] is None   # not our child, not reaped yet
+    assert exited['core_dumped'] is None
     assert reaped['monotonic_us'] >= exited['monotonic_us']
     if status_known_after_reap():
         assert reaped['status'] == {'raw': 9, 'exited': False, 'exit_code': None,
                                     'signal': 9, 'signal_name': 'SIGKILL',
                                     'core_dumped': False}
+        assert reaped['core_dumped'] is False
     assert tool.finish() == (0, [], [])
 
 
@@ -686,6 +691,49 @@ def test_json_status_of_a_command():
     assert exited['status'] == {'raw': 42 << 8, 'exited': True, 'exit_code': 42,
                                 'signal': None, 'signal_name': None, 'core_dumped': False}
     assert exited['name'] == 'sh'
+
+
+def skip_unless_core_lands_in_cwd():
+    with open('/proc/sys/kernel/core_pattern') as f:
+        pattern = f.read().strip()
+    # A pipe (|) or socket (@) pattern hands the dump to a program, which
+    # RLIMIT_CORE does not stop; an absolute path writes elsewhere.
+    if not pattern or pattern[0] in '|@' or '/' in pattern:
+        pytest.skip(f'core_pattern is "{pattern}": untested here')
+
+
+@pytest.mark.parametrize('core', [True, False], ids=['core', 'no-core'])
+def test_command_that_dumps_core(tmp_path, core):
+    """A shell that kills itself with SIGSEGV, its RLIMIT_CORE raised to the
+    hard limit or 0, in a directory of the test: the tool says what a shell
+    says, and --json's core_dumped what the kernel reported."""
+    skip_unless_core_lands_in_cwd()
+    limit = '"$(ulimit -H -c)"' if core else '0'
+    script = f'ulimit -c {limit} && cd "$1" && kill -SEGV $$'
+    suffix = ' (core dumped)' if core else ''
+    # A sanitizer runtime preloaded into the shell would catch its SIGSEGV.
+    env = {key: value for key, value in os.environ.items() if key != 'LD_PRELOAD'}
+
+    def run(*args):
+        proc = subprocess.run([TOOL, *map(str, args)], stdin=subprocess.DEVNULL,
+                              capture_output=True, timeout=DEADLINE, env=env, text=True)
+        return proc.returncode, proc.stdout, proc.stderr
+
+    status, out, err = run('-v', '--', 'sh', '-c', script, 'sh', tmp_path)
+    assert (status, err) == (128 + signal.SIGSEGV, '')
+    pid = out.split()[0]
+    assert out.splitlines()[0] == f'{pid} exited sh killed by SIGSEGV{suffix}'
+
+    status, out, err = run('--json', '--reaped', '--', 'sh', '-c', script, 'sh', tmp_path)
+    assert (status, err) == (128 + signal.SIGSEGV, '')
+    exited, reaped = [json.loads(line) for line in out.splitlines()]
+    for record in exited, reaped:
+        assert list(record) == EVENT_KEYS
+        assert record['core_dumped'] is core
+        assert record['status']['core_dumped'] is core
+        assert record['status']['signal_name'] == 'SIGSEGV'
+    # Both runs dumped to the same file name, or neither dumped.
+    assert len(os.listdir(tmp_path)) == (1 if core else 0)
 
 
 # comm may hold any bytes but NUL: quotes, backslashes, controls, bad UTF-8.
@@ -1072,3 +1120,41 @@ def test_no_pidfd_still_watches(procs, tools, error):
     assert_event(tool.line(), target.pid, 'exited')
     status, out, err = tool.finish()
     assert (status, out) == (0, [])
+
+
+def test_file_handle_of_a_record_names_the_process(procs, tools):
+    """--json's file_handle, given back as @BASE64, watches that process
+    while it is a zombie, and nothing once it is reaped."""
+    target = procs()
+    tool = tools('--json', '--reaped', target.pid)
+    target.send_signal(signal.SIGKILL)
+    exited = check_json(tool.line(), target.pid, 'exited')
+    token = exited['file_handle']
+    if os.environ.get('PROCWATCH_BACKEND', 'pidfd') != 'pidfd' or not kernel_at_least(6, 14):
+        # The /proc backends hold no pidfd for a process watched by pid.
+        assert token is None
+        return
+    assert token is not None and len(base64.b64decode(token)) == 40
+
+    status, out, err = run('--json', '@' + token)
+    assert (status, err) == (0, '')
+    again = check_json(out.splitlines()[0], target.pid, 'exited')
+    assert (again['inode'], again['file_handle']) == (exited['inode'], token)
+
+    target.wait()
+    reaped = check_json(tool.line(), target.pid, 'reaped')
+    assert reaped['file_handle'] == token
+    assert tool.finish() == (0, [], [])
+
+    status, out, err = run('@' + token)
+    assert status == 1 and out == ''
+    assert 'gone or not visible from here' in err
+
+    status, out, err = run('-e', '@' + token)
+    assert status == 0, err
+
+
+def test_file_handle_argument_that_is_no_token():
+    status, out, err = run('@AAAA')
+    assert (status, out) == (1, '')
+    assert "could not open process '@AAAA'" in err

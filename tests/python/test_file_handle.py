@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The gio-procwatch authors
+#
+# Process tokens: Process.dup_file_handle() gives bytes (GLib.Bytes, as a
+# D-Bus "ay" would carry them) that ProcessMonitor.watch_file_handle()
+# turns back into the process, and into nothing once it is reaped.
+
+import os
+
+import pytest
+from gi.repository import Gio, GLib, Procwatch
+
+from procwatch_testing import Child, NonChild, assert_io_error
+
+
+def token_of(monitor, pid):
+    """A token of @pid, watched through a pidfd, which every backend holds."""
+    pidfd = os.pidfd_open(pid)
+    try:
+        process = monitor.watch_pidfd(pidfd)
+    finally:
+        os.close(pidfd)
+    if not monitor.get_features() & Procwatch.Features.FILE_HANDLES \
+            and monitor.get_backend() == 'pidfd':
+        with pytest.raises(GLib.Error) as excinfo:
+            process.dup_file_handle()
+        assert_io_error(excinfo, Gio.IOErrorEnum.NOT_SUPPORTED)
+        pytest.skip('no pidfs file handles here')
+    return process, process.dup_file_handle()
+
+
+@pytest.mark.parametrize('kind', [Child, NonChild], ids=['child', 'non-child'])
+def test_file_handle_round_trip(monitor, recorder, processes, kind):
+    target = processes(kind)
+    process, token = token_of(monitor, target.pid)
+    assert isinstance(token, GLib.Bytes)
+    assert len(token.get_data()) == 40
+
+    # As D-Bus would carry it: plain bytes, into a new GLib.Bytes.
+    carried = GLib.Bytes.new(bytes(token.get_data()))
+    assert monitor.watch_file_handle(carried) is process
+    other = Procwatch.ProcessMonitor.new()
+    elsewhere = other.watch_file_handle(carried)
+    assert elsewhere is not process
+    assert elsewhere.get_pid() == target.pid
+    assert elsewhere.get_inode() == process.get_inode()
+    other.close()
+
+    target.exit(0)
+    recorder.wait_for(target.pid, 'exited')
+    target.reap()
+    recorder.wait_for(target.pid, 'reaped')
+    with pytest.raises(GLib.Error) as excinfo:
+        monitor.watch_file_handle(carried)
+    assert_io_error(excinfo, Gio.IOErrorEnum.NOT_FOUND)
+
+
+def test_file_handle_invalid_bytes(monitor):
+    _, token = token_of(monitor, os.getpid())
+    data = token.get_data()
+    for bad in [b'', data[:-1], data + b'\0', b'\0' * len(data), b'PWFH' + b'\xff' * 36]:
+        with pytest.raises(GLib.Error) as excinfo:
+            monitor.watch_file_handle(GLib.Bytes.new(bad))
+        assert_io_error(excinfo, Gio.IOErrorEnum.INVALID_ARGUMENT)
+
+    # Another boot: the first byte of the boot id changed.
+    other_boot = bytearray(data)
+    other_boot[12] ^= 1
+    with pytest.raises(GLib.Error) as excinfo:
+        monitor.watch_file_handle(GLib.Bytes.new(bytes(other_boot)))
+    assert_io_error(excinfo, Gio.IOErrorEnum.NOT_FOUND)
