@@ -59,6 +59,13 @@ procwatch_process_get_cgroup
 procwatch_process_monitor_unwatch_cgroup
 procwatch_process_monitor_watch_cgroup
 SYMBOLS
+# Added in 1.4.
+cat >> "$work/expected" <<'SYMBOLS'
+procwatch_cgroup_find_app_instances
+procwatch_cgroup_get_app_id
+procwatch_cgroup_send_signal_async
+procwatch_cgroup_send_signal_finish
+SYMBOLS
 
 "$nm" -D --defined-only "$library" | awk '{ print $NF }' | sort -u > "$work/exported"
 

@@ -25,7 +25,7 @@ old="-DPROCWATCH_VERSION_MIN_REQUIRED=PROCWATCH_VERSION_1_0 -DPROCWATCH_VERSION_
 tests=0
 failures=0
 
-# A 1.0 function, a 1.2 function, and two declared the way a later release
+# A 1.0, a 1.2 and a 1.4 function, and two declared the way a later release
 # will declare what it deprecates in 1.2.
 cat > "$work/uses-api.c" <<'PROGRAM'
 #include <gio-procwatch/procwatch.h>
@@ -43,6 +43,9 @@ uses_api (void)
 #endif
 #ifdef USE_1_2
   g_print ("%u\n", procwatch_get_major_version ());
+#endif
+#ifdef USE_1_4
+  g_print ("%s\n", procwatch_cgroup_get_app_id (NULL));
 #endif
 #ifdef USE_DEPRECATED
   old_api ();
@@ -94,6 +97,10 @@ check "1.2 API, default bounds" "" "-DUSE_1_0 -DUSE_1_2"
 check "1.2 API, MAX_ALLOWED 1.0" \
   "procwatch_get_major_version.*Not available before 1.2" "$old -DUSE_1_2"
 check "1.0 API, MAX_ALLOWED 1.0" "" "$old -DUSE_1_0"
+check "1.4 API, default bounds" "" "-DUSE_1_0 -DUSE_1_2 -DUSE_1_4"
+check "1.4 API, MAX_ALLOWED 1.2" \
+  "procwatch_cgroup_get_app_id.*Not available before 1.4" \
+  "-DPROCWATCH_VERSION_MIN_REQUIRED=PROCWATCH_VERSION_1_2 -DPROCWATCH_VERSION_MAX_ALLOWED=PROCWATCH_VERSION_1_2 -DUSE_1_4"
 check "API deprecated in 1.2, default bounds" "old_api.*deprecated" "-DUSE_DEPRECATED"
 check "API deprecated in 1.2 for another, default bounds" \
   "older_api.*Use 'new_api' instead" "-DUSE_DEPRECATED"
