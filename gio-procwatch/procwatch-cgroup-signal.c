@@ -298,7 +298,13 @@ signal_procs (ProcwatchCgroupSignal  *op,
   guint i;
 
   if (fd < 0)
-    return errno == ENOENT || errno == ENODEV;
+    {
+      /* Removed meanwhile: it was empty. */
+      if (errno == ENOENT || errno == ENODEV)
+        return TRUE;
+      set_errno_error (error, errno, op->relative);
+      return FALSE;
+    }
 
   buffer = g_string_new (NULL);
   while ((n = read (fd, chunk, sizeof chunk)) > 0)
@@ -476,7 +482,12 @@ procwatch_cgroup_signal_advance (ProcwatchCgroupSignal  *op,
     }
   if (frozen)
     {
-      signal_tree (op, dup (op->dir_fd), error);
+      int dir_fd = fcntl (op->dir_fd, F_DUPFD_CLOEXEC, 0);
+
+      if (dir_fd < 0)
+        set_errno_error (error, errno, op->relative);
+      else
+        signal_tree (op, dir_fd, error);
       goto done;
     }
   if (timer_expired)

@@ -887,6 +887,51 @@ test_caller_inside (void)
   g_assert_cmpstr (freeze, ==, "0");
 }
 
+/* Not ours to write: PERMISSION_DENIED, from a child that is no longer
+ * root; the tree is neither frozen nor signalled. */
+static void
+test_permission_denied (void)
+{
+  g_autofree char *relative = NULL;
+  g_autofree char *absolute = NULL;
+  g_autofree char *freeze = NULL;
+  GPid target;
+  GPid pid;
+  int signums[] = { SIGKILL, SIGTERM };
+  guint i;
+
+  if (skip_without_cgroups ())
+    return;
+
+  absolute = make_cgroup ("app-test-org.example.Foreign-1.scope", &relative);
+  target = spawn_in (absolute, BEHAVE_PAUSE, NULL);
+
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+      g_autoptr(ProcwatchCgroup) cgroup = watch (monitor, relative);
+      Sent sent;
+
+      g_assert_no_errno (setresuid (65534, 65534, 65534));
+      for (i = 0; i < G_N_ELEMENTS (signums); i++)
+        {
+          send_and_wait (cgroup, signums[i], &sent);
+          g_assert_error (sent.error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED);
+          g_clear_error (&sent.error);
+        }
+      _exit (0);
+    }
+
+  g_assert_cmpint (reap (pid), ==, 0);
+  freeze = get (absolute, "cgroup.freeze");
+  g_assert_cmpstr (freeze, ==, "0");
+  g_assert_false (signal_pending (target, SIGTERM));
+  g_assert_no_errno (kill (target, SIGKILL));
+  reap (target);
+}
+
 /* A path removed, and made again (a unit restarted), before the monitor
  * has seen the removal: another cgroup, NOT_FOUND; removed only: NOT_FOUND
  * too. Once the monitor has seen the removal, the cgroup is not watched:
@@ -1113,6 +1158,7 @@ main (int    argc,
   g_test_add_func ("/apps/signal/cancel-and-close", test_cancel_and_close);
   g_test_add_func ("/apps/signal/caller-inside", test_caller_inside);
   g_test_add_func ("/apps/signal/recreated-path", test_recreated_path);
+  g_test_add_func ("/apps/signal/permission-denied", test_permission_denied);
   g_test_add_func ("/apps/signal/measure-kill", test_measure_kill);
 
   return g_test_run ();
