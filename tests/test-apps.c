@@ -932,6 +932,119 @@ test_permission_denied (void)
   reap (target);
 }
 
+/* The completion is a callout: its callback may unwatch the cgroup,
+ * close the monitor or drop its last reference, and nothing is emitted
+ * for the cgroup afterwards. */
+typedef enum
+{
+  IN_CALLBACK_UNWATCH,
+  IN_CALLBACK_CLOSE,
+  IN_CALLBACK_LAST_UNREF,
+  IN_CALLBACK_NESTED_LOOP,
+} InCallback;
+
+typedef struct
+{
+  InCallback action;
+  ProcwatchProcessMonitor *monitor;
+  ProcwatchCgroup *cgroup;
+  gboolean done;
+  guint n_emptied;
+} CalloutCase;
+
+static void
+on_sent_act (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  CalloutCase *c = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (procwatch_cgroup_send_signal_finish (PROCWATCH_CGROUP (object), result, &error));
+  switch (c->action)
+    {
+    case IN_CALLBACK_UNWATCH:
+      g_assert_true (procwatch_process_monitor_unwatch_cgroup (c->monitor, c->cgroup));
+      break;
+    case IN_CALLBACK_CLOSE:
+      procwatch_process_monitor_close (c->monitor);
+      break;
+    case IN_CALLBACK_LAST_UNREF:
+      g_clear_object (&c->monitor);
+      break;
+    case IN_CALLBACK_NESTED_LOOP:
+      while (g_main_context_iteration (NULL, FALSE))
+        ;
+      break;
+    }
+  c->done = TRUE;
+}
+
+static void
+on_emptied_count (ProcwatchProcessMonitor *monitor,
+                  ProcwatchCgroup         *cgroup,
+                  gpointer                 user_data)
+{
+  ((CalloutCase *) user_data)->n_emptied++;
+}
+
+/* Blocks (bounded) until the kernel says @absolute is empty. */
+static void
+await_kernel_empty (const char *absolute)
+{
+  g_autofree char *path = g_build_filename (absolute, "cgroup.events", NULL);
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+
+  g_assert_no_errno (fd < 0 ? -1 : 0);
+  while (procwatch_cgroup_read_populated (fd) == 1)
+    {
+      struct pollfd pfd = { fd, POLLPRI, 0 };
+
+      g_assert_cmpint (poll (&pfd, 1, 30000), ==, 1);
+    }
+  close (fd);
+}
+
+static void
+test_completion_callout (void)
+{
+  InCallback actions[] = {
+    IN_CALLBACK_UNWATCH, IN_CALLBACK_CLOSE, IN_CALLBACK_LAST_UNREF, IN_CALLBACK_NESTED_LOOP,
+  };
+  guint i;
+
+  if (skip_without_cgroups ())
+    return;
+
+  for (i = 0; i < G_N_ELEMENTS (actions); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("app-test-org.example.Callout-%u.scope", i);
+      g_autofree char *relative = NULL;
+      g_autofree char *absolute = make_cgroup (name, &relative);
+      CalloutCase c = { .action = actions[i] };
+      GPid target = spawn_in (absolute, BEHAVE_PAUSE, NULL);
+
+      c.monitor = procwatch_process_monitor_new ();
+      c.cgroup = watch (c.monitor, relative);
+      g_signal_connect (c.monitor, "cgroup-emptied", G_CALLBACK (on_emptied_count), &c);
+      procwatch_cgroup_send_signal_async (c.cgroup, SIGKILL, NULL, on_sent_act, &c);
+      test_run_until (NULL, &c.done);
+
+      await_kernel_empty (absolute);
+      if (c.monitor != NULL && actions[i] == IN_CALLBACK_NESTED_LOOP)
+        test_run_until_count (NULL, &c.n_emptied, 1);
+      else
+        {
+          test_drain_context (NULL);
+          g_assert_cmpuint (c.n_emptied, ==, 0);
+        }
+
+      reap (target);
+      g_clear_object (&c.cgroup);
+      g_clear_object (&c.monitor);
+    }
+}
+
 /* A path removed, and made again (a unit restarted), before the monitor
  * has seen the removal: another cgroup, NOT_FOUND; removed only: NOT_FOUND
  * too. Once the monitor has seen the removal, the cgroup is not watched:
@@ -1159,6 +1272,7 @@ main (int    argc,
   g_test_add_func ("/apps/signal/caller-inside", test_caller_inside);
   g_test_add_func ("/apps/signal/recreated-path", test_recreated_path);
   g_test_add_func ("/apps/signal/permission-denied", test_permission_denied);
+  g_test_add_func ("/apps/signal/completion-callout", test_completion_callout);
   g_test_add_func ("/apps/signal/measure-kill", test_measure_kill);
 
   return g_test_run ();
