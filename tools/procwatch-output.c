@@ -250,20 +250,15 @@ write_line (FILE    *out,
   fflush (out);
 }
 
-/* A "signal" record: @sig sent to @process because of @why ("send",
- * "timeout", "kill-after", "forward"), and @error if it could not be. */
-void
-tool_print_signal (FILE             *out,
-                   const ToolTarget *target,
-                   ProcwatchProcess *process,
-                   int               sig,
-                   const char       *why,
-                   const char       *error)
+/* The end of a "signal" record, for a process or a cgroup. */
+static void
+append_signal_tail (GString    *line,
+                    int         sig,
+                    const char *why,
+                    const char *error)
 {
-  g_autoptr(GString) line = g_string_new (NULL);
   g_autofree char *name = sig > 0 ? tool_signal_name (sig) : NULL;
 
-  append_json_head (line, "signal", target, process);
   g_string_append_printf (line, ",\"signal\":%d,\"signal_name\":", sig);
   if (name != NULL)
     tool_json_append_string (line, name, -1);
@@ -277,7 +272,22 @@ tool_print_signal (FILE             *out,
   else
     g_string_append (line, "null");
   g_string_append (line, "}\n");
+}
 
+/* A "signal" record: @sig sent to @process because of @why ("send",
+ * "timeout", "kill-after", "forward"), and @error if it could not be. */
+void
+tool_print_signal (FILE             *out,
+                   const ToolTarget *target,
+                   ProcwatchProcess *process,
+                   int               sig,
+                   const char       *why,
+                   const char       *error)
+{
+  g_autoptr(GString) line = g_string_new (NULL);
+
+  append_json_head (line, "signal", target, process);
+  append_signal_tail (line, sig, why, error);
   write_line (out, line);
 }
 
@@ -360,19 +370,8 @@ tool_print_cgroup_signal (FILE       *out,
                           const char *error)
 {
   g_autoptr(GString) line = g_string_new (NULL);
-  g_autofree char *name = tool_signal_name (sig);
 
   append_cgroup_head (line, "signal", path, app_id);
-  g_string_append_printf (line, ",\"signal\":%d,\"signal_name\":", sig);
-  tool_json_append_string (line, name, -1);
-  g_string_append (line, ",\"why\":");
-  tool_json_append_string (line, why, -1);
-  g_string_append (line, ",\"error\":");
-  if (error != NULL)
-    tool_json_append_string (line, error, -1);
-  else
-    g_string_append (line, "null");
-  g_string_append (line, "}\n");
-
+  append_signal_tail (line, sig, why, error);
   write_line (out, line);
 }
