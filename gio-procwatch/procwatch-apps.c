@@ -157,6 +157,24 @@ procwatch_apps_find_user_manager (const char *own_cgroup,
   return NULL;
 }
 
+/* Whether a process is in the cgroup @name below @dir_fd (or below it):
+ * systemd removes a unit's cgroup soon after it empties, but an empty one
+ * is no instance that runs. */
+static gboolean
+is_populated_at (int         dir_fd,
+                 const char *name)
+{
+  g_autofree char *path = g_strconcat (name, "/cgroup.events", NULL);
+  int fd = openat (dir_fd, path, O_RDONLY | O_CLOEXEC);
+  int populated;
+
+  if (fd < 0)
+    return FALSE;
+  populated = procwatch_cgroup_read_populated (fd);
+  close (fd);
+  return populated == 1;
+}
+
 /* Takes @dir_fd. A unit of the app is not looked into: what is below it
  * is part of it. Cgroups that go meanwhile are passed over. */
 static void
@@ -187,7 +205,8 @@ find_below (int         dir_fd,
       entry_app_id = procwatch_app_id_from_path (entry->d_name);
       if (entry_app_id != NULL && strcmp (entry_app_id, app_id) == 0)
         {
-          g_ptr_array_add (found, g_steal_pointer (&path));
+          if (is_populated_at (dirfd (dir), entry->d_name))
+            g_ptr_array_add (found, g_steal_pointer (&path));
           continue;
         }
 

@@ -449,7 +449,9 @@ procwatch_cgroup_get_app_id (ProcwatchCgroup *self)
  * Finds the running instances of an application: the cgroups below
  * @under whose unit names carry @app_id (see
  * [method@Procwatch.Cgroup.get_app_id]), such as
- * `app-gnome-org.gnome.Calculator-4242.scope`, each one an instance. The
+ * `app-gnome-org.gnome.Calculator-4242.scope`, each one an instance, and
+ * that have a process in them (an empty one that systemd has not removed
+ * yet is no instance that runs). The
  * paths are in the form `/proc/<pid>/cgroup` writes (as is @under), sorted,
  * ready for [method@Procwatch.ProcessMonitor.watch_cgroup]; the cgroups
  * inside a unit are part of it and are not listed. An instance started

@@ -385,13 +385,37 @@ static const char *fake_units[] = {
   "user@1000.service/init.scope",
 };
 
-static void
+/* Each unit gets a process, but for an instance that has quit (an empty
+ * unit of the app, which is not listed). Returns the processes. */
+static GArray *
 make_fake_user_manager (void)
 {
+  GArray *pids = g_array_new (FALSE, FALSE, sizeof (GPid));
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (fake_units); i++)
-    g_free (make_cgroup (fake_units[i], NULL));
+    {
+      g_autofree char *absolute = make_cgroup (fake_units[i], NULL);
+      GPid pid = spawn_in (absolute, BEHAVE_PAUSE, NULL);
+
+      g_array_append_val (pids, pid);
+    }
+  g_free (make_cgroup ("user@1000.service/app.slice/app-gnome-org.example.App-99.scope", NULL));
+
+  return pids;
+}
+
+static void
+end_all (GArray *pids)
+{
+  guint i;
+
+  for (i = 0; i < pids->len; i++)
+    {
+      g_assert_no_errno (kill (g_array_index (pids, GPid, i), SIGKILL));
+      reap (g_array_index (pids, GPid, i));
+    }
+  g_array_unref (pids);
 }
 
 static void
@@ -429,11 +453,12 @@ test_find_under (void)
   const char *none[] = { NULL };
   g_autoptr(GError) error = NULL;
   g_auto(GStrv) found = NULL;
+  GArray *pids;
 
   if (skip_without_cgroups ())
     return;
 
-  make_fake_user_manager ();
+  pids = make_fake_user_manager ();
   manager = make_cgroup ("user@1000.service", &manager_relative);
 
   assert_found ("org.example.App", manager_relative, two);
@@ -455,6 +480,8 @@ test_find_under (void)
   found = procwatch_cgroup_find_app_instances ("org.example.App", "/no/such/gio-procwatch/cgroup", &error);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
   g_assert_null (found);
+
+  end_all (pids);
 }
 
 /* @under NULL: from a process inside the fake user@1000.service, running
@@ -508,11 +535,12 @@ test_find_own_user_manager (void)
   g_autofree char *found = NULL;
   g_autofree char *expected = NULL;
   g_autofree char *error_text = NULL;
+  GArray *pids;
 
   if (skip_without_cgroups ())
     return;
 
-  make_fake_user_manager ();
+  pids = make_fake_user_manager ();
   session = make_cgroup ("user@1000.service/session.slice/org.gnome.Shell@wayland.service", NULL);
   outside = make_cgroup ("elsewhere", NULL);
 
@@ -531,6 +559,8 @@ test_find_own_user_manager (void)
   error_text = find_from_child (outside, 1000, "org.example.App");
   g_assert_true (g_str_has_prefix (error_text, "error 1: "));
   g_assert_nonnull (strstr (error_text, "elsewhere"));
+
+  end_all (pids);
 }
 
 /* The id as a watched cgroup carries it, and its property. */
