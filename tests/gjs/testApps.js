@@ -80,18 +80,19 @@ class Tree {
     }
 }
 
-function treeTest(name, func) {
-    test(name, async context => {
+// A test body run with a tree of its own.
+function inTree(func) {
+    return async context => {
         const tree = new Tree();
         try {
             await func({...context, tree});
         } finally {
             await tree.remove();
         }
-    });
+    };
 }
 
-treeTest('find_app_instances and app-id', ({monitor, tree}) => {
+test('find_app_instances and app-id', inTree(({monitor, tree}) => {
     const manager = tree.make('user@1000.service');
     const gnome = tree.make('user@1000.service/app.slice/app-gnome-org.example.App-4242.scope');
     const flatpak = tree.make('user@1000.service/app.slice/app-flatpak-org.example.App-12.scope');
@@ -116,9 +117,9 @@ treeTest('find_app_instances and app-id', ({monitor, tree}) => {
         error = e;
     }
     assertIOError(error, Gio.IOErrorEnum.INVALID_ARGUMENT);
-});
+}));
 
-treeTest('await send_signal_async', async ({monitor, tree}) => {
+test('await send_signal_async', inTree(async ({monitor, tree}) => {
     const app = tree.make('app-test-org.example.Stubborn-1.scope');
     const stubborn = tree.spawn(app, true);
     const obeying = tree.spawn(app);
@@ -137,6 +138,6 @@ treeTest('await send_signal_async', async ({monitor, tree}) => {
 
     monitor.unwatch_cgroup(cgroup);
     assertIOError(await rejection(cgroup.send_signal_async(SIGTERM, null)), Gio.IOErrorEnum.CLOSED);
-});
+}));
 
 await run();
