@@ -817,6 +817,7 @@ test_cancel_and_close (void)
   g_autofree char *absolute = NULL;
   g_autofree char *freeze = NULL;
   GPid target;
+  guint fds;
   Sent sent;
 
   if (skip_without_cgroups ())
@@ -824,6 +825,7 @@ test_cancel_and_close (void)
 
   absolute = make_cgroup ("app-test-org.example.Cancel-1.scope", &relative);
   target = spawn_in (absolute, BEHAVE_PAUSE, NULL);
+  fds = test_count_open_fds ();
   cgroup = watch (monitor, relative);
 
   procwatch_test_seam_freeze_never_settles = TRUE;
@@ -863,7 +865,9 @@ test_cancel_and_close (void)
   g_clear_error (&sent.error);
   procwatch_test_seam_freeze_never_settles = FALSE;
 
-  /* Not watched any more. */
+  /* Not watched any more; the monitor's fds, the signals' among them,
+   * are all closed. */
+  g_assert_cmpuint (test_count_open_fds (), ==, fds);
   start_send (cgroup, SIGTERM, NULL, &sent);
   test_run_until (NULL, &sent.done);
   g_assert_error (sent.error, G_IO_ERROR, G_IO_ERROR_CLOSED);
@@ -1053,6 +1057,7 @@ test_completion_callout (void)
       g_autofree char *absolute = make_cgroup (name, &relative);
       CalloutCase c = { .action = actions[i] };
       GPid target = spawn_in (absolute, BEHAVE_PAUSE, NULL);
+      guint fds = test_count_open_fds ();
 
       c.monitor = procwatch_process_monitor_new ();
       c.cgroup = watch (c.monitor, relative);
@@ -1072,6 +1077,8 @@ test_completion_callout (void)
       reap (target);
       g_clear_object (&c.cgroup);
       g_clear_object (&c.monitor);
+      /* The signal's timer, directory and cgroup.events are closed. */
+      g_assert_cmpuint (test_count_open_fds (), ==, fds);
     }
 }
 
@@ -1285,7 +1292,11 @@ main (int    argc,
     }
 
   test_init (&argc, &argv);
+  /* The default context's wakeup fd, and the one GTask's class makes for
+   * its thread pool, belong to the process: made before any test counts
+   * fds. */
   (void) g_main_context_default ();
+  g_type_ensure (G_TYPE_TASK);
 
   g_test_add_func ("/apps/app-id/parse", test_app_id_parse);
   g_test_add_func ("/apps/app-id/user-manager", test_user_manager_from_path);
