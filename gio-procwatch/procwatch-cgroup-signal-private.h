@@ -29,6 +29,7 @@ struct _ProcwatchCgroupSignal
   GTask *task;                  /* NULL once handed back */
   int signum;
   char *relative;               /* the cgroup, as /proc/<pid>/cgroup names it */
+  guint64 id;
 
   int dir_fd;                   /* the cgroup's directory, checked by id */
   int events_fd;                /* its cgroup.events */

@@ -27,6 +27,60 @@ gboolean procwatch_test_seam_no_cgroup_kill;
 gboolean procwatch_test_seam_freeze_never_settles;
 #endif
 
+/* cgroup id → how many signals of this process hold its freeze. Signals
+ * sent to one cgroup overlap (TERM, then KILL soon after): the first
+ * freezes, the last to finish thaws, and none mistakes the freeze of
+ * another for one someone else made and leaves the tree frozen. */
+G_LOCK_DEFINE_STATIC (freezes);
+static GHashTable *freezes;
+
+/* Takes a hold on the freeze of @id if this process froze it; returns
+ * whether it did. */
+static gboolean
+hold_our_freeze (guint64 id)
+{
+  gpointer count;
+  gboolean held = FALSE;
+
+  G_LOCK (freezes);
+  if (freezes != NULL && (count = g_hash_table_lookup (freezes, &id)) != NULL)
+    {
+      g_hash_table_insert (freezes, g_memdup2 (&id, sizeof id), GUINT_TO_POINTER (GPOINTER_TO_UINT (count) + 1));
+      held = TRUE;
+    }
+  G_UNLOCK (freezes);
+
+  return held;
+}
+
+static void
+record_our_freeze (guint64 id)
+{
+  G_LOCK (freezes);
+  if (freezes == NULL)
+    freezes = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  g_hash_table_insert (freezes, g_memdup2 (&id, sizeof id), GUINT_TO_POINTER (1));
+  G_UNLOCK (freezes);
+}
+
+/* Gives up a hold; returns whether it was the last, to thaw. */
+static gboolean
+release_our_freeze (guint64 id)
+{
+  guint count;
+
+  G_LOCK (freezes);
+  count = GPOINTER_TO_UINT (g_hash_table_lookup (freezes, &id));
+  g_assert (count > 0);
+  if (count == 1)
+    g_hash_table_remove (freezes, &id);
+  else
+    g_hash_table_insert (freezes, g_memdup2 (&id, sizeof id), GUINT_TO_POINTER (count - 1));
+  G_UNLOCK (freezes);
+
+  return count == 1;
+}
+
 enum
 {
   STAGE_START,
@@ -151,6 +205,7 @@ procwatch_cgroup_signal_new (GTask      *task,
   op->task = g_object_ref (task);
   op->signum = signum;
   op->relative = g_strdup (relative);
+  op->id = id;
   op->events_fd = -1;
   op->dir_fd = -1;
   op->stage = STAGE_START;
@@ -236,14 +291,15 @@ write_value (int         dir_fd,
   return written;
 }
 
-/* Puts back the cgroup.freeze we changed, whatever happened: a tree that
- * someone else froze was not changed, and stays frozen. */
+/* Puts back the cgroup.freeze we changed, whatever happened, once no
+ * other signal of ours holds it: a tree that someone else froze was not
+ * changed, and stays frozen. */
 static void
 restore (ProcwatchCgroupSignal *op)
 {
   int saved_errno;
 
-  if (op->froze)
+  if (op->froze && release_our_freeze (op->id))
     write_value (op->dir_fd, "cgroup.freeze", "0", &saved_errno);
   op->froze = FALSE;
 }
@@ -422,15 +478,19 @@ start_freeze (ProcwatchCgroupSignal  *op,
       return FALSE;
     }
 
-  if (value[0] != '1')
+  /* Frozen by another signal of ours: held, and thawed by the last. */
+  op->froze = hold_our_freeze (op->id);
+  if (value[0] != '1' && write (fd, "1", 1) != 1)
     {
-      if (write (fd, "1", 1) != 1)
-        {
-          saved_errno = errno;
-          close (fd);
-          set_errno_error (error, saved_errno, op->relative);
-          return FALSE;
-        }
+      saved_errno = errno;
+      close (fd);
+      restore (op);
+      set_errno_error (error, saved_errno, op->relative);
+      return FALSE;
+    }
+  if (value[0] != '1' && !op->froze)
+    {
+      record_our_freeze (op->id);
       op->froze = TRUE;
     }
   close (fd);

@@ -507,7 +507,9 @@ procwatch_cgroup_find_app_instances (const char  *app_id,
  * without blocking the main loop, for the kernel to say `frozen 1`, sends
  * the signal to each process through a pidfd, and restores the previous
  * `cgroup.freeze` value. A tree that someone else froze stays frozen, and
- * a frozen process handles a signal such as `SIGTERM` once it is thawed.
+ * a frozen process handles a signal such as `SIGTERM` once it is thawed;
+ * signals sent into one tree at the same time share its freeze, and the
+ * last of them to finish thaws it.
  * The freeze may take at most 5 seconds (a process in uninterruptible
  * sleep holds it up): then nothing is signalled, the tree is thawed, and
  * the operation fails with `G_IO_ERROR_TIMED_OUT`. The tree is never left

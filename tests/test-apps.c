@@ -754,6 +754,71 @@ test_pre_frozen (void)
   close (note);
 }
 
+/* Two signals at once into one tree: the second finds the tree frozen by
+ * the first and holds that freeze too; the last to finish thaws it. Were
+ * it taken for someone else's freeze, the first would thaw the tree under
+ * the second. The freeze is made to never settle (test seam), the first
+ * given a short limit: once it has timed out, the tree must still be
+ * frozen for the second. */
+static void
+test_overlapping (void)
+{
+#ifdef PROCWATCH_TEST_SEAM
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  g_autoptr(ProcwatchCgroup) cgroup = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autofree char *relative = NULL;
+  g_autofree char *absolute = NULL;
+  g_autofree char *freeze = NULL;
+  GPid target;
+  Sent first, second;
+
+  if (skip_without_cgroups ())
+    return;
+
+  absolute = make_cgroup ("app-test-org.example.Twice-1.scope", &relative);
+  target = spawn_in (absolute, BEHAVE_PAUSE, NULL);
+  cgroup = watch (monitor, relative);
+
+  procwatch_test_seam_freeze_never_settles = TRUE;
+  procwatch_test_seam_freeze_limit_ms = 200;
+  start_send (cgroup, SIGTERM, NULL, &first);
+  while (TRUE)
+    {
+      g_autofree char *value = get (absolute, "cgroup.freeze");
+
+      if (strcmp (value, "1") == 0)
+        break;
+      g_main_context_iteration (NULL, TRUE);
+    }
+  procwatch_test_seam_freeze_limit_ms = 60000;
+  start_send (cgroup, SIGTERM, cancellable, &second);
+  test_run_until (NULL, &first.done);
+  g_assert_error (first.error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT);
+  g_clear_error (&first.error);
+
+  freeze = get (absolute, "cgroup.freeze");
+  g_assert_cmpstr (freeze, ==, "1");
+  g_assert_false (second.done);
+
+  g_cancellable_cancel (cancellable);
+  test_run_until (NULL, &second.done);
+  g_assert_error (second.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&second.error);
+  g_clear_pointer (&freeze, g_free);
+  freeze = get (absolute, "cgroup.freeze");
+  g_assert_cmpstr (freeze, ==, "0");
+  procwatch_test_seam_freeze_never_settles = FALSE;
+  procwatch_test_seam_freeze_limit_ms = 0;
+
+  g_assert_false (signal_pending (target, SIGTERM));
+  g_assert_no_errno (kill (target, SIGKILL));
+  reap (target);
+#else
+  g_test_skip ("needs the test seam");
+#endif
+}
+
 /* A freeze that never settles: TIMED_OUT after the limit, nothing
  * signalled, the tree thawed. The kernel counts the usual ways to hold a
  * task out of the freezer (a vfork parent waiting, stopped and traced
@@ -1308,6 +1373,7 @@ main (int    argc,
   g_test_add_func ("/apps/signal/storm-term", test_storm_term);
   g_test_add_func ("/apps/signal/storm-kill-frozen", test_storm_kill_frozen);
   g_test_add_func ("/apps/signal/pre-frozen", test_pre_frozen);
+  g_test_add_func ("/apps/signal/overlapping", test_overlapping);
   g_test_add_func ("/apps/signal/stuck-freeze", test_stuck_freeze);
   g_test_add_func ("/apps/signal/cancel-and-close", test_cancel_and_close);
   g_test_add_func ("/apps/signal/caller-inside", test_caller_inside);
