@@ -83,114 +83,155 @@ open_told_pid (guint32   pid,
   return pidfd;
 }
 
-/* Peer to peer: the socket knows who connected. */
-static void
-open_peer (GTask *task)
+/* The fd of the unix socket under a peer-to-peer connection. */
+static int
+get_peer_socket_fd (GDBusConnection  *connection,
+                    GError          **error)
 {
-  GDBusConnection *connection = g_task_get_source_object (task);
   GIOStream *stream = g_dbus_connection_get_stream (connection);
   GSocket *socket;
-  struct pollfd hangup;
-  socklen_t len;
-  int fd;
-  int pidfd = -1;
-  int saved_errno;
-  ProcwatchDBusSenderVia via = PROCWATCH_DBUS_SENDER_VIA_PEER_PIDFD;
-  g_autoptr(GError) error = NULL;
 
   if (!G_IS_SOCKET_CONNECTION (stream) ||
       g_socket_get_family (g_socket_connection_get_socket (G_SOCKET_CONNECTION (stream))) !=
         G_SOCKET_FAMILY_UNIX)
     {
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                               _("The D-Bus connection is not on a unix socket: its peer cannot be told"));
-      return;
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                           _("The D-Bus connection is not on a unix socket: its peer cannot be told"));
+      return -1;
     }
 
   /* Closed here (by g_dbus_connection_close()); a connection the peer
-   * closed is told by the hang-up check below, GDBus or not. */
+   * closed is told by check_peer_connected(), GDBus or not. */
   socket = g_socket_connection_get_socket (G_SOCKET_CONNECTION (stream));
   if (g_socket_is_closed (socket))
     {
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CLOSED,
-                               _("The D-Bus connection is closed"));
-      return;
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CLOSED,
+                           _("The D-Bus connection is closed"));
+      return -1;
     }
 
-  fd = g_socket_get_fd (socket);
-  len = sizeof pidfd;
-  if (getsockopt (fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) != 0)
+  return g_socket_get_fd (socket);
+}
+
+/* SO_PEERPIDFD: the peer's pidfd, from the kernel. Returns -1 with no
+ * error set where the kernel does not know the option (before 6.5): the
+ * caller then falls back to SO_PEERCRED. */
+static int
+open_peer_pidfd (int      fd,
+                 GError **error)
+{
+  int pidfd = -1;
+  socklen_t len = sizeof pidfd;
+  int saved_errno;
+
+  if (getsockopt (fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) == 0)
+    return pidfd;
+
+  saved_errno = errno;
+  if (saved_errno == ENOPROTOOPT)
+    return -1;
+
+  /* Before 6.16, a peer already reaped has no pidfd to give. */
+  if (saved_errno == ESRCH)
+    g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CLOSED, _("The D-Bus peer has exited"));
+  else
+    g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                 _("Cannot get a pidfd for the D-Bus peer: %s"), g_strerror (saved_errno));
+  return -1;
+}
+
+/* SO_PEERCRED: the pid the peer had when it connected, opened now. It may
+ * belong to another process by then: check_peer_connected() rules that
+ * out afterwards. */
+static int
+open_peer_by_cred (int      fd,
+                   GError **error)
+{
+  struct ucred cred = { 0, };
+  socklen_t len = sizeof cred;
+  g_autoptr(GError) local_error = NULL;
+  int saved_errno;
+  int pidfd;
+
+  if (getsockopt (fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
     {
-      struct ucred cred = { 0, };
-
       saved_errno = errno;
-      pidfd = -1;
-
-      /* Kernels before 6.5 do not know the option. Before 6.16, a peer
-       * already reaped has no pidfd to give (ESRCH). */
-      if (saved_errno == ESRCH)
-        {
-          g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CLOSED,
-                                   _("The D-Bus peer has exited"));
-          return;
-        }
-      if (saved_errno != ENOPROTOOPT)
-        {
-          g_task_return_new_error (task, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                                   _("Cannot get a pidfd for the D-Bus peer: %s"),
-                                   g_strerror (saved_errno));
-          return;
-        }
-
-      via = PROCWATCH_DBUS_SENDER_VIA_PEER_CRED;
-      len = sizeof cred;
-      if (getsockopt (fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
-        {
-          saved_errno = errno;
-          g_task_return_new_error (task, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                                   _("Cannot get the credentials of the D-Bus peer: %s"),
-                                   g_strerror (saved_errno));
-          return;
-        }
-
-      /* 0: the peer's pid does not exist in our pid namespace. */
-      if (cred.pid <= 0)
-        {
-          g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                                   _("The D-Bus peer has no pid in this pid namespace"));
-          return;
-        }
-
-      pidfd = open_told_pid ((guint32) cred.pid, &saved_errno, &error);
-      if (pidfd < 0 && saved_errno == ESRCH)
-        {
-          g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CLOSED,
-                                   _("The D-Bus peer (process %d) has exited"), (int) cred.pid);
-          return;
-        }
-      if (pidfd < 0)
-        {
-          g_task_return_error (task, g_steal_pointer (&error));
-          return;
-        }
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   _("Cannot get the credentials of the D-Bus peer: %s"),
+                   g_strerror (saved_errno));
+      return -1;
     }
 
-  /* A peer that has died has closed its end: then the pid SO_PEERCRED told
-   * may already belong to another process. Checked after the pidfd was
-   * opened, so a pidfd opened before the hang-up refers to the peer. With
-   * SO_PEERPIDFD it only keeps the two ways' answers the same. */
-  hangup.fd = fd;
-  hangup.events = POLLRDHUP;
-  hangup.revents = 0;
+  /* 0: the peer's pid does not exist in our pid namespace. */
+  if (cred.pid <= 0)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                           _("The D-Bus peer has no pid in this pid namespace"));
+      return -1;
+    }
+
+  pidfd = open_told_pid ((guint32) cred.pid, &saved_errno, &local_error);
+  if (pidfd < 0 && saved_errno == ESRCH)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_CLOSED,
+                 _("The D-Bus peer (process %d) has exited"), (int) cred.pid);
+  else if (pidfd < 0)
+    g_propagate_error (error, g_steal_pointer (&local_error));
+
+  return pidfd;
+}
+
+/* A peer that has died has closed its end: then the pid SO_PEERCRED told
+ * may already belong to another process. Checked after the pidfd was
+ * opened, so a pidfd opened before the hang-up refers to the peer. With
+ * SO_PEERPIDFD it only keeps the two ways' answers the same. */
+static gboolean
+check_peer_connected (int      fd,
+                      GError **error)
+{
+  struct pollfd hangup = { .fd = fd, .events = POLLRDHUP, .revents = 0 };
+
   if (poll (&hangup, 1, 0) > 0 && (hangup.revents & (POLLHUP | POLLRDHUP | POLLERR)) != 0)
     {
-      g_close (pidfd, NULL);
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CLOSED,
-                               _("The D-Bus peer has hung up"));
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CLOSED, _("The D-Bus peer has hung up"));
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* Peer to peer: the socket knows who connected. */
+static void
+open_peer (GTask *task)
+{
+  ProcwatchDBusSenderVia via = PROCWATCH_DBUS_SENDER_VIA_PEER_PIDFD;
+  g_autoptr(GError) error = NULL;
+  int pidfd;
+  int fd;
+
+  fd = get_peer_socket_fd (g_task_get_source_object (task), &error);
+  if (fd < 0)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
 
-  return_pidfd (task, pidfd, via);
+  pidfd = open_peer_pidfd (fd, &error);
+  if (pidfd < 0 && error == NULL)
+    {
+      via = PROCWATCH_DBUS_SENDER_VIA_PEER_CRED;
+      pidfd = open_peer_by_cred (fd, &error);
+    }
+
+  if (pidfd >= 0 && !check_peer_connected (fd, &error))
+    {
+      g_close (pidfd, NULL);
+      pidfd = -1;
+    }
+
+  if (pidfd < 0)
+    g_task_return_error (task, g_steal_pointer (&error));
+  else
+    return_pidfd (task, pidfd, via);
 }
 
 static void

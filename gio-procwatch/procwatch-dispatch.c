@@ -75,7 +75,9 @@ typedef enum
  * close the monitor, drop its last reference, run a nested main loop. So
  * what it did is looked at once it returns: whether the monitor is still
  * open (*@alive) and whether it still watches @entry (if any). */
-static Outcome
+/* Inlined: each caller's kind is a constant, and this runs several times
+ * per exit. */
+G_ALWAYS_INLINE static inline Outcome
 call_out (ProcwatchWatchSet    *set,
           gboolean             *alive,
           ProcwatchSourceEntry *entry,
@@ -124,7 +126,7 @@ call_out (ProcwatchWatchSet    *set,
   return GO_ON;
 }
 
-static Outcome
+G_ALWAYS_INLINE static inline Outcome
 emit_signal (ProcwatchWatchSet    *set,
              gboolean             *alive,
              ProcwatchSourceEntry *entry,
@@ -137,7 +139,7 @@ emit_signal (ProcwatchWatchSet    *set,
 }
 
 /* @changed: what a silent store returned, NULLs skipped. */
-static Outcome
+G_ALWAYS_INLINE static inline Outcome
 notify_changes (ProcwatchWatchSet    *set,
                 gboolean             *alive,
                 ProcwatchSourceEntry *entry,
@@ -238,7 +240,7 @@ read_status (ProcwatchWatchSet     *set,
   const ProcwatchBackend *backend = set->backend;
   int wait_status;
 
-  if (procwatch_process_has_status (watch->process) ||
+  if (procwatch_process_peek_status_known (watch->process) ||
       !backend->read_status (backend, &watch->handle, state, &wait_status))
     return 0;
 
@@ -272,7 +274,7 @@ report_exit (ProcwatchWatchSet     *set,
   outcome = notify_changes (set, alive, &watch->entry, process, changed, n_changed);
   if (outcome == GO_ON)
     outcome = emit_signal (set, alive, &watch->entry, exited_signal, process);
-  if (outcome == GO_ON)
+  if (outcome == GO_ON && procwatch_watch_has_waits (watch))
     outcome = complete_waits (set, alive, &watch->entry, pop_process_wait, watch, process);
 
   return outcome;
@@ -313,7 +315,7 @@ advance_watch (ProcwatchWatchSet     *set,
                ProcwatchWatch        *watch,
                ProcwatchProcessState  state)
 {
-  ProcwatchProcessState known = procwatch_process_get_state (watch->process);
+  ProcwatchProcessState known = procwatch_process_peek_state (watch->process);
   Outcome outcome;
 
   if (!watch->watched || state <= known)
@@ -353,7 +355,7 @@ process_ready (ProcwatchWatchSet *set,
     }
 
   state = backend->read_state (backend, &watch->handle, revents);
-  if (state <= procwatch_process_get_state (watch->process))
+  if (state <= procwatch_process_peek_state (watch->process))
     {
       procwatch_watch_set_probe_instead (set, watch);
       return TRUE;
@@ -506,14 +508,14 @@ probe_process (ProcwatchWatchSet *set,
                ProcwatchWatch    *watch)
 {
   const ProcwatchBackend *backend = set->backend;
-  ProcwatchProcessState before = procwatch_process_get_state (watch->process);
+  ProcwatchProcessState before = procwatch_process_peek_state (watch->process);
   guint32 known = before == PROCWATCH_PROCESS_STATE_EXITED ? PROCWATCH_PROBE_EXITED : 0;
 
   if (!advance_watch (set, alive, watch, backend->read_state (backend, &watch->handle, known)))
     return FALSE;
 
   if (watch->watched && !procwatch_probe_is_scheduled (&watch->probe) &&
-      procwatch_process_get_state (watch->process) == before)
+      procwatch_process_peek_state (watch->process) == before)
     procwatch_probe_schedule (set->probes, &watch->probe, FALSE);
 
   return TRUE;

@@ -20,6 +20,10 @@ struct _ProcwatchWatch *procwatch_process_get_watch (ProcwatchProcess *self);
 /* The most properties one status changes. */
 #define PROCWATCH_PROCESS_STATUS_PROPS 3
 
+/* The getters without their type checks, for the dispatch path. */
+ProcwatchProcessState procwatch_process_peek_state (ProcwatchProcess *self);
+gboolean          procwatch_process_peek_status_known (ProcwatchProcess *self);
+
 GParamSpec       *procwatch_process_set_state  (ProcwatchProcess     *self,
                                                  ProcwatchProcessState state);
 guint             procwatch_process_set_status (ProcwatchProcess     *self,

@@ -330,6 +330,18 @@ procwatch_process_get_watch (ProcwatchProcess *self)
   return self->watch;
 }
 
+ProcwatchProcessState
+procwatch_process_peek_state (ProcwatchProcess *self)
+{
+  return self->state;
+}
+
+gboolean
+procwatch_process_peek_status_known (ProcwatchProcess *self)
+{
+  return self->has_status;
+}
+
 /* Silent stores, run once or twice per exit on the dispatch path: they
  * return what changed, and the dispatch notifies it (only the dispatch calls
  * the application). Only the monitor calls them, with its own objects, so

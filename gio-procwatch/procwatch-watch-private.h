@@ -72,6 +72,13 @@ void            procwatch_watch_unref              (ProcwatchWatch         *watc
 void            procwatch_watch_add_wait           (ProcwatchWatch         *watch,
                                                     GTask                  *task);
 GTask          *procwatch_watch_pop_wait           (ProcwatchWatch         *watch);
+
+/* Usually none: checked on every exit before anything is called. */
+static inline gboolean
+procwatch_watch_has_waits (const ProcwatchWatch *watch)
+{
+  return watch->waits.tasks != NULL;
+}
 gboolean        procwatch_watch_is_reachable       (ProcwatchWatch         *watch,
                                                     GError                **error);
 void            procwatch_watch_settle_waits_later (ProcwatchWatch         *watch,

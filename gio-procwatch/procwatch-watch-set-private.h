@@ -127,6 +127,16 @@ guint                 procwatch_watch_set_shut_down     (ProcwatchWatchSet      
 
 ProcwatchSourceEntry *procwatch_source_entry_ref        (ProcwatchSourceEntry      *entry);
 void                  procwatch_source_entry_unref      (ProcwatchSourceEntry      *entry);
-gboolean              procwatch_source_entry_is_watched (ProcwatchSourceEntry      *entry);
+
+static inline gboolean
+procwatch_source_entry_is_watched (ProcwatchSourceEntry *entry)
+{
+  /* A signal under way, until it is done. */
+  if (G_UNLIKELY (entry->kind == PROCWATCH_SOURCE_ENTRY_SIGNAL))
+    return !procwatch_cgroup_signal_is_done ((ProcwatchCgroupSignal *) entry);
+  if (entry->kind == PROCWATCH_SOURCE_ENTRY_CGROUP)
+    return ((ProcwatchCgroupWatch *) entry)->watched;
+  return ((ProcwatchWatch *) entry)->watched;
+}
 
 G_END_DECLS

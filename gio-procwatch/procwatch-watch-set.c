@@ -43,16 +43,6 @@ procwatch_source_entry_unref (ProcwatchSourceEntry *entry)
     procwatch_watch_unref ((ProcwatchWatch *) entry);
 }
 
-gboolean
-procwatch_source_entry_is_watched (ProcwatchSourceEntry *entry)
-{
-  if (entry->kind == PROCWATCH_SOURCE_ENTRY_SIGNAL)
-    return !procwatch_cgroup_signal_is_done ((ProcwatchCgroupSignal *) entry);
-  if (entry->kind == PROCWATCH_SOURCE_ENTRY_CGROUP)
-    return ((ProcwatchCgroupWatch *) entry)->watched;
-  return ((ProcwatchWatch *) entry)->watched;
-}
-
 static int
 entry_get_fd (ProcwatchSourceEntry *entry)
 {
@@ -414,7 +404,7 @@ stop_watch (ProcwatchWatchSet *set,
   procwatch_process_set_watch (watch->process, NULL);
   procwatch_probe_unschedule (set->probes, &watch->probe);
   procwatch_watch_settle_waits_later (watch, reason,
-                                      procwatch_process_get_state (watch->process) !=
+                                      procwatch_process_peek_state (watch->process) !=
                                       PROCWATCH_PROCESS_STATE_RUNNING);
 
   /* The table's reference goes with it. */

@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,77 +24,9 @@
 
 #include "procwatch-cgroup-files-private.h"
 #include "procwatch-cgroup-private.h"
+#include "procwatch-test-cgroup.h"
 #include "procwatch-test-seam-private.h"
 #include "procwatch-test-util.h"
-
-/* The cgroup2 mount point, and the root of this run's cgroups below it. */
-static char *mount_point;
-static char *test_root;          /* absolute */
-static char *test_root_relative; /* as /proc/<pid>/cgroup writes it */
-static char *skip_reason;
-
-static gboolean
-skip_without_cgroups (void)
-{
-  if (skip_reason == NULL)
-    return FALSE;
-
-  g_test_skip (skip_reason);
-  return TRUE;
-}
-
-/* A cgroup of the test: @name below the root, made now. */
-typedef struct
-{
-  char *absolute;
-  char *relative;
-} TestCgroup;
-
-static TestCgroup *
-test_cgroup_new (const char *name)
-{
-  TestCgroup *cgroup = g_new0 (TestCgroup, 1);
-
-  cgroup->absolute = g_build_filename (test_root, name, NULL);
-  cgroup->relative = g_strconcat (test_root_relative, "/", name, NULL);
-  g_assert_no_errno (mkdir (cgroup->absolute, 0755));
-
-  return cgroup;
-}
-
-/* Removes it (it must be empty); a failed test leaves that to the
- * supervisor. */
-static void
-test_cgroup_free (TestCgroup *cgroup)
-{
-  rmdir (cgroup->absolute);
-  g_free (cgroup->absolute);
-  g_free (cgroup->relative);
-  g_free (cgroup);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (TestCgroup, test_cgroup_free)
-
-static void
-write_file (const char *path,
-            const char *text)
-{
-  g_autoptr(GError) error = NULL;
-
-  g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_NONE, 0644, &error);
-  g_assert_no_error (error);
-}
-
-/* Moves @pid into @cgroup, from the parent. */
-static void
-move_to (TestCgroup *cgroup,
-         GPid        pid)
-{
-  g_autofree char *procs = g_build_filename (cgroup->absolute, "cgroup.procs", NULL);
-  g_autofree char *text = g_strdup_printf ("%d", (int) pid);
-
-  write_file (procs, text);
-}
 
 /* A child that waits to be killed, in @cgroup. */
 static GPid
@@ -110,7 +41,7 @@ spawn_in (TestCgroup *cgroup)
         pause ();
     }
 
-  move_to (cgroup, pid);
+  test_cgroup_move (cgroup, pid);
   return pid;
 }
 
@@ -294,7 +225,7 @@ test_launched_exits (void)
   g_autofree char *seen = NULL;
   GPid pid;
 
-  if (skip_without_cgroups ())
+  if (test_cgroups_skip ())
     return;
 
   dir = test_cgroup_new ("launched");
@@ -367,7 +298,7 @@ test_double_fork_orphan (void)
   GPid launched, orphan;
   char go;
 
-  if (skip_without_cgroups ())
+  if (test_cgroups_skip ())
     return;
 
   dir = test_cgroup_new ("double-fork");
@@ -448,7 +379,7 @@ test_nested (void)
   CgroupRecorder inner_notify = { 0, };
   GPid in_outer, in_inner;
 
-  if (skip_without_cgroups ())
+  if (test_cgroups_skip ())
     return;
 
   outer_dir = test_cgroup_new ("nested");
@@ -501,7 +432,7 @@ test_refill (void)
   CgroupRecorder recorder = { 0, };
   guint round;
 
-  if (skip_without_cgroups ())
+  if (test_cgroups_skip ())
     return;
 
   dir = test_cgroup_new ("refill");
@@ -535,7 +466,7 @@ test_path_forms (void)
   g_autoptr(ProcwatchCgroup) by_untidy = NULL;
   g_autofree char *untidy = NULL;
 
-  if (skip_without_cgroups ())
+  if (test_cgroups_skip ())
     return;
 
   dir = test_cgroup_new ("forms");
@@ -591,7 +522,7 @@ test_errors (void)
   g_autofree char *missing = NULL;
   guint fds;
 
-  if (skip_without_cgroups ())
+  if (test_cgroups_skip ())
     return;
 
   dir = test_cgroup_new ("errors");
@@ -616,7 +547,6 @@ test_errors (void)
   assert_watch_error (monitor, missing, G_IO_ERROR_NOT_FOUND);
   /* The root has no cgroup.events: it is never empty. */
   assert_watch_error (monitor, "/", G_IO_ERROR_INVALID_ARGUMENT);
-  assert_watch_error (monitor, mount_point, G_IO_ERROR_INVALID_ARGUMENT);
   /* A file in a cgroup exists but is no cgroup v2 directory, by either
    * spelling; a path going on below a file names nothing. */
   assert_watch_error_message (monitor, file, G_IO_ERROR_INVALID_ARGUMENT,
@@ -624,6 +554,7 @@ test_errors (void)
   assert_watch_error_message (monitor, relative_file, G_IO_ERROR_INVALID_ARGUMENT,
                               "is not a cgroup v2 directory");
   assert_watch_error (monitor, below_file, G_IO_ERROR_NOT_FOUND);
+  assert_watch_error (monitor, test_cgroups_get_mount_point (), G_IO_ERROR_INVALID_ARGUMENT);
   /* Only the epoll fd was kept: a failed call changes nothing else. */
   g_assert_cmpuint (test_count_open_fds (), ==, fds + 1);
 
@@ -689,7 +620,7 @@ test_wait_empty (void)
   Wait first, second, cancelled, unwatched, closed;
   GPid pid;
 
-  if (skip_without_cgroups ())
+  if (test_cgroups_skip ())
     return;
 
   dir = test_cgroup_new ("wait");
@@ -744,7 +675,7 @@ test_removed_unseen_empty (void)
   Wait wait;
   GPid pid;
 
-  if (skip_without_cgroups ())
+  if (test_cgroups_skip ())
     return;
 
   dir = test_cgroup_new ("removed-populated");
@@ -780,13 +711,13 @@ test_removed_empty (void)
   CgroupRecorder recorder = { 0, };
   guint fds;
 
-  if (skip_without_cgroups ())
+  if (test_cgroups_skip ())
     return;
 
   dir = test_cgroup_new ("removed-empty");
   monitor = new_monitor (&recorder);
   /* Makes the epoll fd before counting. */
-  root = watch (monitor, test_root_relative, NULL);
+  root = watch (monitor, test_cgroups_get_root (), NULL);
   fds = test_count_open_fds ();
   cgroup = watch (monitor, dir->relative, &recorder);
   g_assert_cmpuint (test_count_open_fds (), ==, fds + 1);
@@ -813,7 +744,7 @@ test_probe_backoff (void)
   guint probes;
   gint64 early;
 
-  if (skip_without_cgroups ())
+  if (test_cgroups_skip ())
     return;
 
   dir = test_cgroup_new ("backoff");
@@ -840,7 +771,7 @@ test_unwatch_and_close (void)
   guint fds;
   GPid pid;
 
-  if (skip_without_cgroups ())
+  if (test_cgroups_skip ())
     return;
 
   dir = test_cgroup_new ("unwatch");
@@ -910,7 +841,7 @@ test_handler_ends_monitor (void)
   Wait wait;
   GPid pid;
 
-  if (skip_without_cgroups ())
+  if (test_cgroups_skip ())
     return;
 
   dir = test_cgroup_new ("handler");
@@ -954,7 +885,7 @@ test_many (void)
   guint i;
   GPid pid;
 
-  if (skip_without_cgroups ())
+  if (test_cgroups_skip ())
     return;
 
   parent = test_cgroup_new ("many");
@@ -1001,7 +932,7 @@ test_process_cgroup (void)
   g_autofree char *property = NULL;
   GPid pid;
 
-  if (skip_without_cgroups ())
+  if (test_cgroups_skip ())
     return;
 
   first = test_cgroup_new ("process-first");
@@ -1010,7 +941,7 @@ test_process_cgroup (void)
   monitor = new_monitor (NULL);
   process = procwatch_process_monitor_watch_pid (monitor, pid, &error);
   g_assert_no_error (error);
-  move_to (second, pid);
+  test_cgroup_move (second, pid);
 
   g_assert_cmpstr (procwatch_process_get_cgroup (process), ==, first->relative);
   g_object_get (process, "cgroup", &property, NULL);
@@ -1043,7 +974,7 @@ test_process_cgroup_shared (void)
   GPid pids[3];
   guint i;
 
-  if (skip_without_cgroups ())
+  if (test_cgroups_skip ())
     return;
 
   first = test_cgroup_new ("shared-first");
@@ -1079,112 +1010,11 @@ test_process_cgroup_shared (void)
   g_assert_cmpstr (procwatch_process_get_cgroup (a), ==, first->relative);
 }
 
-/* The supervisor: removes what the tests made, also after a failure. */
-static int
-remove_entry (const char        *path,
-              const struct stat *st,
-              int                flag,
-              struct FTW        *ftw)
-{
-  if (flag == FTW_DP)
-    rmdir (path);
-  return 0;
-}
-
-static void
-clean_up (void)
-{
-  g_autofree char *kill_path = g_build_filename (test_root, "cgroup.kill", NULL);
-  g_autofree char *events_path = g_build_filename (test_root, "cgroup.events", NULL);
-  int fd = open (events_path, O_RDONLY | O_CLOEXEC);
-
-  /* In place: g_file_set_contents() would make a temporary file. */
-  g_file_set_contents_full (kill_path, "1", -1, G_FILE_SET_CONTENTS_NONE, 0644, NULL);
-
-  /* Waits for the kernel to say the processes are gone (bounded). */
-  while (fd >= 0)
-    {
-      struct pollfd pfd = { fd, POLLPRI, 0 };
-      int populated = procwatch_cgroup_read_populated (fd);
-
-      if (populated != 1 || poll (&pfd, 1, 10000) <= 0)
-        break;
-    }
-  if (fd >= 0)
-    close (fd);
-
-  nftw (test_root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-  if (access (test_root, F_OK) == 0)
-    g_printerr ("# could not remove %s\n", test_root);
-}
-
-static void
-find_cgroups (void)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) mounts = procwatch_cgroup_read_mounts (&error);
-  ProcwatchCgroupMount *mount;
-
-  if (mounts == NULL || mounts->len == 0)
-    {
-      skip_reason = g_strdup ("cgroup v2 is not mounted here");
-      return;
-    }
-
-  mount = g_ptr_array_index (mounts, 0);
-  mount_point = g_strdup (mount->mount_point);
-  test_root = g_strdup_printf ("%s/gio-procwatch-test-%d", mount_point, (int) getpid ());
-  test_root_relative = g_strdup_printf ("%s%sgio-procwatch-test-%d", mount->root,
-                                        g_str_has_suffix (mount->root, "/") ? "" : "/",
-                                        (int) getpid ());
-
-  if (mkdir (test_root, 0755) != 0)
-    {
-      skip_reason = g_strdup_printf ("cannot make a cgroup under %s: %s",
-                                     mount_point, g_strerror (errno));
-      g_clear_pointer (&test_root, g_free);
-    }
-}
-
-static GPid tests_pid;
-
-/* meson's timeout and ^C end the tests, not the clean-up. */
-static void
-on_supervisor_signal (int signum)
-{
-  kill (tests_pid, SIGKILL);
-}
-
 int
 main (int    argc,
       char **argv)
 {
-  int status;
-
-  find_cgroups ();
-
-  if (test_root != NULL)
-    {
-      tests_pid = fork ();
-      g_assert_cmpint (tests_pid, >=, 0);
-      if (tests_pid > 0)
-        {
-          struct sigaction action = { .sa_handler = on_supervisor_signal };
-
-          sigemptyset (&action.sa_mask);
-          sigaction (SIGTERM, &action, NULL);
-          sigaction (SIGINT, &action, NULL);
-          sigaction (SIGHUP, &action, NULL);
-
-          while (waitpid (tests_pid, &status, 0) < 0)
-            g_assert_cmpint (errno, ==, EINTR);
-          clean_up ();
-          if (WIFSIGNALED (status))
-            return 128 + WTERMSIG (status);
-          return WEXITSTATUS (status);
-        }
-    }
-
+  test_cgroups_set_up ();
   test_init (&argc, &argv);
   /* Its wakeup fd, made with the first monitor, is not the monitor's: it
    * exists before any test counts fds. */

@@ -7,67 +7,29 @@
  * with pidwait(1)'s selection by name, timeout(1)'s way of running a
  * command, and timeout(1)'s signals for stopping processes and waiting for
  * them (--send, -s, -k) without ever signalling a reused pid.
+ *
+ * This file finds and watches the processes and reports their events; the
+ * timeout, the signals and the COMMAND are procwatch-timeout.c's.
  */
 
 #include <errno.h>
 #include <locale.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <gio/gio.h>
-#include <glib-unix.h>
 #include <glib/gi18n.h>
 #include <gio-procwatch/procwatch.h>
 
 #include "procwatch-options.h"
 #include "procwatch-output.h"
 #include "procwatch-select.h"
+#include "procwatch-timeout.h"
+#include "procwatch-tool.h"
 
 /* File descriptors kept free for everything but the watched processes. */
 #define FD_MARGIN 64
-
-typedef struct
-{
-  GMainLoop *loop;
-  ProcwatchProcessMonitor *monitor;
-  GHashTable *targets;   /* ProcwatchProcess → ToolTarget */
-
-  gboolean waitpid_mode;
-  gboolean json;
-  gboolean quiet;
-  gboolean verbose;
-  gboolean debug;
-  gboolean wait_reaped;
-  gboolean allow_exited;
-
-  int timeout_signal;      /* -s: -1 none */
-  guint kill_after_ms;     /* -k: 0 none */
-  guint64 count;           /* -c: 0 all */
-  GPtrArray *order;        /* the watched processes, first watched first */
-
-  guint needed;
-  guint finished;
-  gboolean done;
-  gboolean failed;
-  gboolean timed_out;
-  gboolean kill_after_armed;
-  guint n_stopping;        /* signalled at the timeout, still awaited */
-  int exit_code;
-
-  ProcwatchProcess *command;   /* NULL unless running a COMMAND */
-  GPtrArray *cgroups;          /* the watched ProcwatchCgroups, each once */
-  GCancellable *cancellable;   /* their waits, cancelled at the end */
-
-  GPtrArray *apps;             /* ToolApp: each --app */
-  gboolean signal_cgroups;     /* --signal-cgroups */
-  guint n_dropped_cgroups;     /* of @cgroups: not signalled, given up */
-  GHashTable *stopping_cgroups; /* of @cgroups: signalled at the timeout */
-} Tool;
 
 /* An --app: the instances it had when watching started, counted as one. */
 typedef struct
@@ -89,21 +51,6 @@ tool_app_free (ToolApp *app)
   g_free (app);
 }
 
-typedef enum
-{
-  SIGNAL_SENT,
-  SIGNAL_GONE,     /* it has exited already: nothing left to stop */
-  SIGNAL_FAILED,
-} SignalResult;
-
-typedef enum
-{
-  WATCH_OK,
-  WATCH_GONE,          /* no longer exists: fine with -e */
-  WATCH_FAILED,
-  WATCH_UNSUPPORTED,   /* the kernel lacks what is needed */
-} WatchResult;
-
 static void
 target_free (ToolTarget *target)
 {
@@ -112,10 +59,10 @@ target_free (ToolTarget *target)
 }
 
 /* procwatch's own diagnostics, for --debug. */
-static void G_GNUC_PRINTF (2, 3)
-debug (Tool       *tool,
-       const char *format,
-       ...)
+void
+tool_debug (Tool       *tool,
+            const char *format,
+            ...)
 {
   g_autofree char *message = NULL;
   va_list args;
@@ -133,10 +80,10 @@ debug (Tool       *tool,
 /* What waitpid -v prints on standard output: "PID 4242 finished",
  * "Timeout expired". With --json they go to standard error instead, so that
  * standard output stays JSON Lines. */
-static void G_GNUC_PRINTF (2, 3)
-verbose_line (Tool       *tool,
-              const char *format,
-              ...)
+void
+tool_verbose_line (Tool       *tool,
+                   const char *format,
+                   ...)
 {
   FILE *out = tool->json ? stderr : stdout;
   va_list args;
@@ -151,18 +98,8 @@ verbose_line (Tool       *tool,
   fflush (out);
 }
 
-static int
-status_to_exit_code (int wait_status)
-{
-  if (WIFEXITED (wait_status))
-    return WEXITSTATUS (wait_status);
-  if (WIFSIGNALED (wait_status))
-    return 128 + WTERMSIG (wait_status);
-  return TOOL_EXIT_FAILURE;
-}
-
-static void
-finish (Tool *tool)
+void
+tool_finish (Tool *tool)
 {
   tool->done = TRUE;
   g_main_loop_quit (tool->loop);
@@ -194,7 +131,7 @@ on_event (Tool             *tool,
         {
           target->stopping = FALSE;
           if (--tool->n_stopping == 0)
-            finish (tool);
+            tool_finish (tool);
         }
       return;
     }
@@ -205,12 +142,12 @@ on_event (Tool             *tool,
     {
       if (tool->finished >= tool->needed)
         break;
-      verbose_line (tool, _("PID %d finished"), (int) target->pid);
+      tool_verbose_line (tool, _("PID %d finished"), (int) target->pid);
       tool->finished++;
     }
 
   if (tool->finished >= tool->needed)
-    finish (tool);
+    tool_finish (tool);
 }
 
 static void
@@ -234,9 +171,9 @@ static guint count_needed (Tool    *tool,
 
 /* Stops waiting for a process that could not be signalled: it might never
  * end. The exit status tells (1). */
-static void
-drop_target (Tool             *tool,
-             ProcwatchProcess *process)
+void
+tool_drop_target (Tool             *tool,
+                  ProcwatchProcess *process)
 {
   ToolTarget *target = g_hash_table_lookup (tool->targets, process);
   gboolean was_stopping = target->stopping;
@@ -248,136 +185,13 @@ drop_target (Tool             *tool,
   if (tool->timed_out)
     {
       if (was_stopping && --tool->n_stopping == 0)
-        finish (tool);
+        tool_finish (tool);
       return;
     }
 
   tool->needed = count_needed (tool, tool->count);
   if (tool->needed > 0 && tool->finished >= tool->needed)
-    finish (tool);
-}
-
-/* Sends @sig to @process through the library: through its pidfd, so never
- * to a process that has its pid since (without pidfds the library re-checks
- * the pid just before kill(), a window of microseconds). Each signal is a
- * JSON record; a failure other than "it has exited already" is an error. */
-static SignalResult
-signal_target (Tool             *tool,
-               ProcwatchProcess *process,
-               int               sig,
-               const char       *why)
-{
-  ToolTarget *target = g_hash_table_lookup (tool->targets, process);
-  g_autofree char *name = sig > 0 ? tool_signal_name (sig) : g_strdup ("signal 0");
-  g_autoptr(GError) error = NULL;
-  gboolean sent = procwatch_process_send_signal (process, sig, &error);
-
-  if (tool->json && !tool->done)
-    tool_print_signal (stdout, target, process, sig, why, sent ? NULL : error->message);
-
-  if (sent)
-    {
-      debug (tool, "sent %s to PID %d (%s)", name, (int) target->pid, why);
-      return SIGNAL_SENT;
-    }
-
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-    {
-      debug (tool, "PID %d has exited: %s not sent (%s)", (int) target->pid, name, why);
-      return SIGNAL_GONE;
-    }
-
-  tool_warn (_("cannot send %s to PID %d: %s"), name, (int) target->pid, error->message);
-  return SIGNAL_FAILED;
-}
-
-/* Sends @sig to every watched process still running, first watched first;
- * with @stopping, they are then awaited after the timeout. One that
- * cannot be signalled is given up. Returns how many were signalled. */
-static guint signal_cgroups (Tool       *tool,
-                             int         sig,
-                             const char *why,
-                             gboolean    stopping);
-
-static guint
-signal_running (Tool       *tool,
-                int         sig,
-                const char *why,
-                gboolean    stopping)
-{
-  guint n_sent = signal_cgroups (tool, sig, why, stopping);
-  guint i;
-
-  for (i = 0; i < tool->order->len && !tool->done; i++)
-    {
-      ProcwatchProcess *process = g_ptr_array_index (tool->order, i);
-      ToolTarget *target = g_hash_table_lookup (tool->targets, process);
-
-      if (target == NULL || procwatch_process_get_state (process) != PROCWATCH_PROCESS_STATE_RUNNING)
-        continue;
-
-      switch (signal_target (tool, process, sig, why))
-        {
-        case SIGNAL_SENT:
-          n_sent++;
-          if (stopping && !target->stopping)
-            {
-              target->stopping = TRUE;
-              tool->n_stopping++;
-            }
-          break;
-        case SIGNAL_FAILED:
-          drop_target (tool, process);
-          break;
-        case SIGNAL_GONE:
-        default:
-          break;
-        }
-    }
-
-  return n_sent;
-}
-
-static gboolean
-on_kill_after (gpointer user_data)
-{
-  Tool *tool = user_data;
-
-  signal_running (tool, SIGKILL, "kill-after", FALSE);
-  return G_SOURCE_REMOVE;
-}
-
-/* -k: KILL for whoever still runs some time after the first signal. Armed
- * once, as timeout(1) does: a later signal does not put it off. */
-static void
-arm_kill_after (Tool *tool)
-{
-  if (tool->kill_after_ms == 0 || tool->kill_after_armed)
-    return;
-
-  tool->kill_after_armed = TRUE;
-  g_timeout_add (tool->kill_after_ms, on_kill_after, tool);
-}
-
-static gboolean
-on_timeout (gpointer user_data)
-{
-  Tool *tool = user_data;
-
-  verbose_line (tool, _("Timeout expired"));
-
-  tool->timed_out = TRUE;
-  tool->exit_code = tool->command != NULL ? TOOL_EXIT_COMMAND_TIMEOUT : TOOL_EXIT_TIMEOUT;
-
-  /* As timeout(1): with -s (with a COMMAND, TERM by default), the
-   * processes still running are signalled and waited for; -k makes sure
-   * they end. */
-  if (tool->timeout_signal >= 0 && signal_running (tool, tool->timeout_signal, "timeout", TRUE) > 0)
-    arm_kill_after (tool);
-
-  if (tool->n_stopping == 0)
-    finish (tool);
-  return G_SOURCE_REMOVE;
+    tool_finish (tool);
 }
 
 static WatchResult
@@ -410,7 +224,7 @@ report_watching (Tool             *tool,
   else
     g_string_append_c (line, '?');
 
-  debug (tool, "%s", line->str);
+  tool_debug (tool, "%s", line->str);
 }
 
 /* Remembers @target for @process, unless it is watched already: a process
@@ -452,7 +266,7 @@ report_stale_inode (Tool    *tool,
   if (owner == NULL || procwatch_process_get_inode (owner) == 0)
     return;
 
-  debug (tool, "process %d:%" G_GUINT64_FORMAT " is gone: pid %d now belongs to another "
+  tool_debug (tool, "process %d:%" G_GUINT64_FORMAT " is gone: pid %d now belongs to another "
          "process (%d:%" G_GUINT64_FORMAT ")", (int) pid, want_inode, (int) pid, (int) pid,
          procwatch_process_get_inode (owner));
 
@@ -521,12 +335,12 @@ open_target (Tool        *tool,
   return WATCH_OK;
 }
 
-static WatchResult
-watch_target (Tool        *tool,
-              GPid         pid,
-              guint64      want_inode,
-              const char  *name,
-              GError     **error)
+WatchResult
+tool_watch_target (Tool        *tool,
+                   GPid         pid,
+                   guint64      want_inode,
+                   const char  *name,
+                   GError     **error)
 {
   WatchResult result = open_target (tool, pid, want_inode, name, error);
 
@@ -553,127 +367,12 @@ ensure_fd_limit (Tool  *tool,
       limit.rlim_cur == limit.rlim_max)
     return;
 
-  debug (tool, "raising the open file limit from %llu to %llu",
+  tool_debug (tool, "raising the open file limit from %llu to %llu",
          (unsigned long long) limit.rlim_cur, (unsigned long long) limit.rlim_max);
 
   limit.rlim_cur = limit.rlim_max;
   if (setrlimit (RLIMIT_NOFILE, &limit) != 0)
     tool_warn (_("cannot raise the open file limit: %s"), g_strerror (errno));
-}
-
-/* The command is our child and nobody else reaps it: its status is known
- * at "exited", and we reap it then, which the monitor reports as "reaped". */
-static void
-on_command_exited (ProcwatchProcessMonitor *monitor,
-                   ProcwatchProcess        *process,
-                   Tool                    *tool)
-{
-  GPid pid = procwatch_process_get_pid (process);
-  gboolean known = TRUE;
-  int wait_status = 0;
-  pid_t ret;
-
-  if (process != tool->command)
-    return;
-
-  do
-    ret = waitpid (pid, &wait_status, 0);
-  while (ret < 0 && errno == EINTR);
-
-  if (ret != pid && (known = procwatch_process_has_status (process)))
-    wait_status = procwatch_process_get_status (process);
-
-  /* timeout(1)'s: once the time is up, 124, unless KILL ended it. */
-  if (tool->timed_out)
-    tool->exit_code = known && WIFSIGNALED (wait_status) && WTERMSIG (wait_status) == SIGKILL
-                      ? 128 + SIGKILL : TOOL_EXIT_COMMAND_TIMEOUT;
-  else
-    tool->exit_code = known ? status_to_exit_code (wait_status) : TOOL_EXIT_FAILURE;
-}
-
-/* A supervisor stopping procwatch means to stop the command: passed on, as
- * timeout(1) does, -k then following; the command's end then ends
- * procwatch. SIGINT from a terminal reaches the whole process group
- * already. */
-static void
-forward_signal (Tool *tool,
-                int   sig)
-{
-  if (tool->command != NULL && signal_target (tool, tool->command, sig, "forward") == SIGNAL_SENT)
-    arm_kill_after (tool);
-}
-
-static gboolean
-on_sigterm (gpointer user_data)
-{
-  forward_signal (user_data, SIGTERM);
-  return G_SOURCE_CONTINUE;
-}
-
-static gboolean
-on_sighup (gpointer user_data)
-{
-  forward_signal (user_data, SIGHUP);
-  return G_SOURCE_CONTINUE;
-}
-
-/* The name the kernel gives the command: the base name of the file it
- * runs, cut to 15 bytes (TASK_COMM_LEN). Not read from /proc: g_spawn
- * returns as soon as the child has left our memory, which exec does before
- * it renames the child, so /proc may still say "procwatch". */
-static char *
-command_name (const char *program)
-{
-  g_autofree char *path = g_find_program_in_path (program);
-  g_autofree char *base = g_path_get_basename (path != NULL ? path : program);
-
-  return g_strndup (base, 15);
-}
-
-static int
-run_command (Tool   *tool,
-             char  **command_argv)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ProcwatchProcess) command = NULL;
-  g_autofree char *name = NULL;
-  GPid pid;
-
-  /* Installed first: a signal that comes once the command runs is passed on. */
-  g_unix_signal_add (SIGTERM, on_sigterm, tool);
-  g_unix_signal_add (SIGHUP, on_sighup, tool);
-
-  /* Not GSubprocess: it reaps from GLib's worker thread, racing the monitor
-   * for the status and leaving "exited" without one. */
-  if (!g_spawn_async (NULL, command_argv, NULL,
-                      G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_CHILD_INHERITS_STDIN,
-                      NULL, NULL, &pid, &error))
-    {
-      /* Translators: the first %s is a command, the second why it cannot run. */
-      tool_warn (_("cannot run '%s': %s"), command_argv[0], error->message);
-      return g_error_matches (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT) ? 127 : 126;
-    }
-
-  g_signal_connect_after (tool->monitor, "exited", G_CALLBACK (on_command_exited), tool);
-
-  name = command_name (command_argv[0]);
-  switch (watch_target (tool, pid, 0, name, &error))
-    {
-    case WATCH_OK:
-      break;
-    default:
-      tool_warn (_("could not open PID %d: %s"), (int) pid, error->message);
-      kill (pid, SIGTERM);
-      return g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED) ? TOOL_EXIT_UNSUPPORTED
-                                                                           : TOOL_EXIT_FAILURE;
-    }
-
-  command = procwatch_process_monitor_lookup (tool->monitor, pid);
-  tool->command = command;
-  tool->needed = 1;
-  g_main_loop_run (tool->loop);
-
-  return tool->exit_code;
 }
 
 /* The PID and PID:INODE arguments, appended to @pids and @inodes. Returns
@@ -722,7 +421,7 @@ report_no_match (Tool           *tool,
                  ToolMatchFlags  match_flags)
 {
   if (tool->allow_exited)
-    debug (tool, "no process matches '%s', skipping", pattern);
+    tool_debug (tool, "no process matches '%s', skipping", pattern);
 
   if (tool->quiet)
     return;
@@ -820,7 +519,7 @@ watch_all (Tool     *tool,
       gboolean named = i >= pids->len - n_named;
       int exit_code = -1;
 
-      switch (watch_target (tool, pid, g_array_index (inodes, guint64, i), NULL, &error))
+      switch (tool_watch_target (tool, pid, g_array_index (inodes, guint64, i), NULL, &error))
         {
         case WATCH_OK:
           break;
@@ -874,12 +573,12 @@ on_cgroup_empty (GObject      *source,
   if (tool->timed_out)
     {
       if (g_hash_table_remove (tool->stopping_cgroups, cgroup) && --tool->n_stopping == 0)
-        finish (tool);
+        tool_finish (tool);
       return;
     }
 
   if (++tool->finished >= tool->needed)
-    finish (tool);
+    tool_finish (tool);
 }
 
 /* An instance of an app is empty; the app is done when all are. */
@@ -905,12 +604,12 @@ on_app_instance_empty (GObject      *source,
   if (tool->timed_out)
     {
       if (app->stopping && --tool->n_stopping == 0)
-        finish (tool);
+        tool_finish (tool);
       return;
     }
 
   if (++tool->finished >= tool->needed)
-    finish (tool);
+    tool_finish (tool);
 }
 
 /* One cgroup signal under way; @app NULL for a --cgroup(-of). */
@@ -948,14 +647,14 @@ drop_cgroup (Tool            *tool,
   if (tool->timed_out)
     {
       if (was_stopping && --tool->n_stopping == 0)
-        finish (tool);
+        tool_finish (tool);
       return;
     }
 
   /* Nothing left to wait for is done too. */
   tool->needed = count_needed (tool, tool->count);
   if (tool->finished >= tool->needed)
-    finish (tool);
+    tool_finish (tool);
 }
 
 static void
@@ -979,9 +678,9 @@ on_cgroup_signalled (GObject      *source,
                               call->sig, call->why, sent ? NULL : error->message);
 
   if (sent)
-    debug (tool, "sent %s to cgroup %s (%s)", name, path, call->why);
+    tool_debug (tool, "sent %s to cgroup %s (%s)", name, path, call->why);
   else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-    debug (tool, "%s", error->message);
+    tool_debug (tool, "%s", error->message);
   else
     {
       /* The library's message names the cgroup, and why (also that
@@ -1009,11 +708,11 @@ send_to_cgroup (Tool            *tool,
 
 /* Every app (and with --signal-cgroups every cgroup) still populated gets
  * @sig in each of its cgroups, all at once. Returns how many were sent. */
-static guint
-signal_cgroups (Tool       *tool,
-                int         sig,
-                const char *why,
-                gboolean    stopping)
+guint
+tool_signal_cgroups (Tool       *tool,
+                     int         sig,
+                     const char *why,
+                     gboolean    stopping)
 {
   guint n_sent = 0;
   guint i, j;
@@ -1093,7 +792,7 @@ watch_app (Tool       *tool,
 
       if (cgroup == NULL && g_error_matches (watch_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
         {
-          debug (tool, "%s: that instance is gone", watch_error->message);
+          tool_debug (tool, "%s: that instance is gone", watch_error->message);
           continue;
         }
       if (cgroup == NULL)
@@ -1102,7 +801,7 @@ watch_app (Tool       *tool,
           return TOOL_EXIT_FAILURE;
         }
 
-      debug (tool, "watching cgroup %s of app %s", paths[i], app_id);
+      tool_debug (tool, "watching cgroup %s of app %s", paths[i], app_id);
       g_ptr_array_add (app->instances, cgroup);
     }
 
@@ -1143,7 +842,7 @@ watch_cgroup (Tool       *tool,
       /* Gone is what -e allows, as for a process: said only when asked. */
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) && tool->allow_exited)
         {
-          debug (tool, "%s, skipping", error->message);
+          tool_debug (tool, "%s, skipping", error->message);
           return -1;
         }
       /* The library's message names the cgroup. */
@@ -1159,7 +858,7 @@ watch_cgroup (Tool       *tool,
   if (g_ptr_array_find (tool->cgroups, cgroup, NULL))
     return -1;
 
-  debug (tool, "watching cgroup %s", procwatch_cgroup_get_path (cgroup));
+  tool_debug (tool, "watching cgroup %s", procwatch_cgroup_get_path (cgroup));
   g_ptr_array_add (tool->cgroups, g_object_ref (cgroup));
   procwatch_cgroup_wait_empty_async (cgroup, tool->cancellable, on_cgroup_empty, tool);
   return -1;
@@ -1248,23 +947,59 @@ watch_cgroups (Tool        *tool,
   return -1;
 }
 
+/* A bus request awaited while the main context runs. Held by the caller
+ * and by the callback: a timeout may stop the wait, and the request's
+ * callback then comes later, to this alone. */
 typedef struct
 {
-  gboolean done;
-  ProcwatchProcess *process;
-  GError *error;
-} DBusWatch;
+  GAsyncResult *result;
+} BusRequest;
 
 static void
-on_dbus_sender_watched (GObject      *source,
-                        GAsyncResult *result,
-                        gpointer      user_data)
+bus_request_clear (BusRequest *request)
 {
-  DBusWatch *watch = user_data;
+  g_clear_object (&request->result);
+}
 
-  watch->process = procwatch_process_monitor_watch_dbus_sender_finish (
-      PROCWATCH_PROCESS_MONITOR (source), result, &watch->error);
-  watch->done = TRUE;
+static void
+bus_request_unref (BusRequest *request)
+{
+  g_rc_box_release_full (request, (GDestroyNotify) bus_request_clear);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (BusRequest, bus_request_unref)
+
+static void
+on_bus_request_done (GObject      *source,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  BusRequest *request = user_data;
+
+  request->result = g_object_ref (result);
+  bus_request_unref (request);
+}
+
+/* The callback's reference is the second one. */
+static BusRequest *
+bus_request_new (void)
+{
+  return g_rc_box_acquire (g_rc_box_new0 (BusRequest));
+}
+
+/* Runs the main context until @request is answered, or -t expires: the
+ * bus may be slow, and -t bounds the whole run. */
+static GAsyncResult *
+await_bus_request (Tool        *tool,
+                   BusRequest  *request,
+                   GError     **error)
+{
+  while (request->result == NULL && !tool->timed_out)
+    g_main_context_iteration (NULL, TRUE);
+
+  if (request->result == NULL)
+    g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT, _("Timeout expired"));
+  return request->result;
 }
 
 /* The process that owns the bus name @name: its unique name from the bus,
@@ -1275,46 +1010,68 @@ watch_bus_name_owner (Tool             *tool,
                       const char       *name,
                       GError          **error)
 {
+  g_autoptr(BusRequest) owner_request = bus_request_new ();
+  g_autoptr(BusRequest) sender_request = NULL;
   g_autoptr(GVariant) reply = NULL;
-  DBusWatch watch = { FALSE, NULL, NULL };
+  GAsyncResult *result;
   const char *owner;
 
-  reply = g_dbus_connection_call_sync (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                       "org.freedesktop.DBus", "GetNameOwner",
-                                       g_variant_new ("(s)", name), G_VARIANT_TYPE ("(s)"),
-                                       G_DBUS_CALL_FLAGS_NONE, -1, NULL, error);
-  if (reply == NULL)
+  g_dbus_connection_call (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                          "org.freedesktop.DBus", "GetNameOwner", g_variant_new ("(s)", name),
+                          G_VARIANT_TYPE ("(s)"), G_DBUS_CALL_FLAGS_NONE, -1, tool->cancellable,
+                          on_bus_request_done, owner_request);
+  if ((result = await_bus_request (tool, owner_request, error)) == NULL ||
+      (reply = g_dbus_connection_call_finish (bus, result, error)) == NULL)
     return NULL;
 
   g_variant_get (reply, "(&s)", &owner);
-  debug (tool, "bus name %s is owned by %s", name, owner);
+  tool_debug (tool, "bus name %s is owned by %s", name, owner);
 
-  procwatch_process_monitor_watch_dbus_sender_async (tool->monitor, bus, owner, NULL,
-                                                     on_dbus_sender_watched, &watch);
-  while (!watch.done)
-    g_main_context_iteration (NULL, TRUE);
+  /* The bus answers its own name, org.freedesktop.DBus, with that name:
+   * the bus is no connection, and has no connection's credentials. */
+  if (!g_dbus_is_unique_name (owner))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           _("it is owned by the bus itself, not by a connection"));
+      return NULL;
+    }
 
-  if (watch.process == NULL)
-    g_propagate_error (error, watch.error);
-  return watch.process;
+  sender_request = bus_request_new ();
+  procwatch_process_monitor_watch_dbus_sender_async (tool->monitor, bus, owner,
+                                                     tool->cancellable, on_bus_request_done,
+                                                     sender_request);
+  if ((result = await_bus_request (tool, sender_request, error)) == NULL)
+    return NULL;
+
+  return procwatch_process_monitor_watch_dbus_sender_finish (tool->monitor, result, error);
 }
 
 /* --dbus-name: each owner is a process like those named by PID, watched
  * before any of those so that none of their events comes while the bus
- * is being asked. Returns -1 to go on, or the exit status to stop with. */
+ * is being asked. Returns -1 to go on (*@unsupported set if -e let a
+ * missing kernel feature pass), or the exit status to stop with. */
 static int
 watch_bus_names (Tool        *tool,
-                 ToolOptions *options)
+                 ToolOptions *options,
+                 gboolean    *unsupported)
 {
   GBusType bus_type = options->system_bus ? G_BUS_TYPE_SYSTEM : G_BUS_TYPE_SESSION;
+  g_autoptr(BusRequest) connect_request = NULL;
   g_autoptr(GDBusConnection) bus = NULL;
   g_autoptr(GError) error = NULL;
+  GAsyncResult *result;
   guint i;
 
   if (options->dbus_names->len == 0)
     return -1;
 
-  bus = g_bus_get_sync (bus_type, NULL, &error);
+  connect_request = bus_request_new ();
+
+  g_bus_get (bus_type, tool->cancellable, on_bus_request_done, connect_request);
+  if ((result = await_bus_request (tool, connect_request, &error)) != NULL)
+    bus = g_bus_get_finish (result, &error);
+  if (tool->timed_out)
+    return -1;
   if (bus == NULL)
     {
       tool_warn (options->system_bus ? _("cannot connect to the system bus: %s")
@@ -1335,12 +1092,17 @@ watch_bus_names (Tool        *tool,
       if (process == NULL)
         {
           gboolean no_owner = g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_NAME_HAS_NO_OWNER);
+          gboolean not_supported = g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
+
+          /* The timeout has had its say; nothing more is watched. */
+          if (tool->timed_out)
+            return -1;
 
           /* An owner that is gone (or was just leaving) is what -e allows. */
           if (tool->allow_exited &&
               (no_owner || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND)))
             {
-              debug (tool, "bus name %s has no owner, skipping", name);
+              tool_debug (tool, "bus name %s has no owner, skipping", name);
               continue;
             }
 
@@ -1349,8 +1111,18 @@ watch_bus_names (Tool        *tool,
             tool_warn (_("no process owns the bus name '%s'"), name);
           else
             tool_warn (_("cannot watch the owner of bus name '%s': %s"), name, error->message);
-          return g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED)
-                 ? TOOL_EXIT_UNSUPPORTED : TOOL_EXIT_FAILURE;
+
+          /* As for a process given by PID: -e reports an owner that
+           * cannot be watched and goes on; the exit status tells. */
+          if (tool->allow_exited)
+            {
+              if (not_supported)
+                *unsupported = TRUE;
+              else
+                tool->failed = TRUE;
+              continue;
+            }
+          return not_supported ? TOOL_EXIT_UNSUPPORTED : TOOL_EXIT_FAILURE;
         }
 
       target.pid = procwatch_process_get_pid (process);
@@ -1431,25 +1203,29 @@ watch_processes (Tool        *tool,
    * the bus is asked, and an empty cgroup is reported at once. */
   tool->needed = G_MAXUINT;
 
-  if ((exit_code = watch_bus_names (tool, options)) >= 0)
+  if ((exit_code = watch_bus_names (tool, options, &unsupported)) >= 0)
     return exit_code;
 
-  exit_code = watch_all (tool, pids, inodes, n_named, &unsupported);
-  if (exit_code >= 0)
-    return exit_code;
+  /* The time ran out while the bus was asked: only those signalled at the
+   * timeout are awaited, as the timeout set up. */
+  if (!tool->timed_out)
+    {
+      exit_code = watch_all (tool, pids, inodes, n_named, &unsupported);
+      if (exit_code >= 0)
+        return exit_code;
 
-  if ((exit_code = watch_cgroups (tool, options, &unsupported)) >= 0)
-    return exit_code;
+      if ((exit_code = watch_cgroups (tool, options, &unsupported)) >= 0)
+        return exit_code;
 
-  tool->needed = count_needed (tool, options->count);
-  if (tool->finished >= tool->needed)
-    tool->done = TRUE;
+      tool->needed = count_needed (tool, options->count);
+      if (tool->finished >= tool->needed)
+        tool->done = TRUE;
 
-  /* --send: each process is held before any is signalled, so none can be
-   * mistaken for a process that took its pid since. */
-  if (options->send_signal >= 0 &&
-      signal_running (tool, options->send_signal, "send", FALSE) > 0)
-    arm_kill_after (tool);
+      /* --send: each process is held before any is signalled, so none can
+       * be mistaken for a process that took its pid since. */
+      if (options->send_signal >= 0)
+        tool_send_signal (tool, options->send_signal);
+    }
 
   if (tool->needed > 0 && !tool->done)
     g_main_loop_run (tool->loop);
@@ -1471,7 +1247,7 @@ run (Tool        *tool,
   ProcwatchProcessMonitor *monitor = tool->monitor;
   int exit_code;
 
-  debug (tool, "backend %s", procwatch_process_monitor_get_backend (monitor));
+  tool_debug (tool, "backend %s", procwatch_process_monitor_get_backend (monitor));
 
   if (g_strcmp0 (procwatch_process_monitor_get_backend (monitor), "none") == 0)
     {
@@ -1483,10 +1259,10 @@ run (Tool        *tool,
   g_signal_connect (monitor, "reaped", G_CALLBACK (on_reaped), tool);
 
   if (options->timeout_ms > 0)
-    g_timeout_add (options->timeout_ms, on_timeout, tool);
+    tool_start_timeout (tool, options->timeout_ms);
 
   if (options->command_argv != NULL)
-    exit_code = run_command (tool, options->command_argv);
+    exit_code = tool_run_command (tool, options->command_argv);
   else
     exit_code = watch_processes (tool, options);
 

@@ -14,6 +14,7 @@ import json
 import os
 import select
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -22,7 +23,7 @@ import uuid
 
 import pytest
 
-from test_procwatch import DEADLINE, Tool, assert_event, run, tools  # noqa: F401
+from test_procwatch import DEADLINE, Tool, assert_event, procs, run, tools, zombie  # noqa: F401
 
 
 def cgroup2_mount():
@@ -256,9 +257,10 @@ sys.stdin.read()
 
 
 @pytest.fixture
-def session_bus():
-    """A private dbus-daemon; its socket in a short directory of its own,
-    as pytest's may pass the 107 bytes a socket path can have."""
+def bus_daemon():
+    """A private dbus-daemon, as (address, process); its socket in a short
+    directory of its own, as pytest's may pass the 107 bytes a socket path
+    can have."""
     if shutil.which('dbus-daemon') is None:
         pytest.skip('no dbus-daemon')
     with tempfile.TemporaryDirectory(prefix='procwatch-bus-') as directory:
@@ -270,11 +272,18 @@ def session_bus():
         try:
             address = daemon.stdout.readline().decode().strip()
             assert address, 'dbus-daemon did not start'
-            yield address
+            yield address, daemon
         finally:
+            # A stopped daemon takes its TERM only once it runs again.
+            daemon.send_signal(signal.SIGCONT)
             daemon.terminate()
             daemon.wait()
             daemon.stdout.close()
+
+
+@pytest.fixture
+def session_bus(bus_daemon):
+    return bus_daemon[0]
 
 
 @contextlib.contextmanager
@@ -325,3 +334,39 @@ def test_dbus_name_and_cgroup(session_bus, cgroups, tools, monkeypatch):
         events = sorted(json.loads(tool.line())['event'] for _ in range(2))
         assert events == ['cgroup-emptied', 'exited']
         assert tool.finish()[0:2] == (0, [])
+
+
+BUS_ITSELF = ("procwatch: cannot watch the owner of bus name 'org.freedesktop.DBus': "
+              "it is owned by the bus itself, not by a connection\n")
+
+
+def test_dbus_name_of_the_bus_itself(session_bus, procs, monkeypatch):
+    """The bus owns org.freedesktop.DBus and answers GetNameOwner with that
+    name, which is no connection's: an operand that cannot be watched, 1 at
+    once; with -e reported, the others watched, and the status still 1 (or
+    the timeout's)."""
+    monkeypatch.setenv('DBUS_SESSION_BUS_ADDRESS', session_bus)
+    assert run('--dbus-name', 'org.freedesktop.DBus') == (1, '', BUS_ITSELF)
+    assert run('-t', '60', '--dbus-name', 'org.freedesktop.DBus') == (1, '', BUS_ITSELF)
+
+    exited = zombie(procs)
+    assert run('-e', '--dbus-name', 'org.freedesktop.DBus', exited.pid) == (
+        1, '%d exited sleep\n' % exited.pid, BUS_ITSELF)
+
+    running = procs()
+    assert run('-e', '-t', '0.2', '--dbus-name', 'org.freedesktop.DBus', running.pid) == (
+        3, '', BUS_ITSELF)
+    assert running.poll() is None
+
+
+@pytest.mark.parametrize('name', ['org.example.Owner', 'org.freedesktop.DBus'])
+def test_timeout_holds_while_the_bus_does_not_answer(bus_daemon, monkeypatch, name):
+    """-t bounds the whole run, the bus's answers included: with the bus
+    stopped, the time runs out as it would for a process."""
+    address, daemon = bus_daemon
+    monkeypatch.setenv('DBUS_SESSION_BUS_ADDRESS', address)
+    daemon.send_signal(signal.SIGSTOP)
+    try:
+        assert run('-t', '0.2', '--dbus-name', name) == (3, '', '')
+    finally:
+        daemon.send_signal(signal.SIGCONT)

@@ -30,10 +30,24 @@ IGNORE_TERM = ('import signal, sys\n'
                'signal.signal(signal.SIGTERM, signal.SIG_IGN)\n'
                'print("ready", flush=True); sys.stdin.read()')
 
-# Writes the number of each signal it gets; lives until its stdin closes.
-REPORT_SIGNALS = ('import os, signal, sys\n'
-                  'for n in %r: signal.signal(n, lambda n, f: os.write(1, b"%%d\\n" %% n))\n'
-                  'print("ready", flush=True); sys.stdin.read()')
+# Writes the number of the first of the signals it gets, then lives until
+# its stdin closes. The signals are blocked before "ready" and taken with
+# sigwaitinfo(), not caught: CPython runs a handler only when its eval loop
+# next looks, so a signal caught just before sys.stdin.read() blocks was
+# caught, and reported never (seen under load, one run in a few hundred).
+# A blocked signal stays pending until it is taken.
+REPORT_SIGNAL = ('import signal, sys\n'
+                 'signals = %r\n'
+                 'signal.pthread_sigmask(signal.SIG_BLOCK, signals)\n'
+                 'print("ready", flush=True)\n'
+                 'print(signal.sigwaitinfo(signals).si_signo, flush=True)\n'
+                 'sys.stdin.read()')
+
+# Blocks TERM, says so, then lives until its stdin closes: a TERM stays
+# pending in it and changes nothing.
+BLOCK_TERM = ('import signal, sys\n'
+              'signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM])\n'
+              'print("ready", flush=True); sys.stdin.read()')
 
 
 def term_ignorer(procs):
@@ -119,6 +133,19 @@ def test_send_to_a_process_that_ignores_it_then_waits(procs, tools):
     assert tool.finish() == (0, [], [])
 
 
+@pytest.mark.parametrize('program', [IGNORE_TERM, BLOCK_TERM])
+def test_send_then_timeout_ends_the_wait(procs, tools, program):
+    """-t holds whatever the signal did: sent, and ignored or left
+    pending, the timeout still ends the wait with its status."""
+    target = procs([sys.executable, '-c', program], stdin=subprocess.PIPE,
+                   stdout=subprocess.PIPE)
+    assert target.stdout.readline() == b'ready\n'
+    tool = tools('--json', '-t', '1', '--send', 'TERM', target.pid)
+    signal_record(tool.line(), target.pid, 'send', 'SIGTERM')
+    assert tool.finish() == (3, [], [])
+    assert target.poll() is None
+
+
 @pytest.mark.parametrize('options, why, expect', [
     # TERM now; KILL 0.2 s later to what still runs; every process exited: 0.
     (['--send', 'TERM', '-k', '0.2'], 'send', 0),
@@ -201,10 +228,12 @@ COMMAND_IGNORING_TERM = [sys.executable, '-c',
 # Ignores TERM from its start: env(1) sets that up before it runs sleep(1).
 SLEEP_IGNORING_TERM = ['env', '--ignore-signal=TERM', 'sleep', '300']
 # Exits 0 on TERM.
+# Taken with sigwait(), not a handler: one run before time.sleep() would
+# miss a TERM that came just before the sleep began (see REPORT_SIGNAL).
 COMMAND_HANDLING_TERM = [sys.executable, '-c',
-                         'import signal, sys, time\n'
-                         'signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))\n'
-                         'time.sleep(300)']
+                         'import signal, sys\n'
+                         'signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM])\n'
+                         'signal.sigwait([signal.SIGTERM]); sys.exit(0)']
 
 
 @pytest.mark.parametrize('options, command, expect', [
@@ -267,7 +296,7 @@ def test_signal_names_as_kill_and_timeout_take_them(procs, tools, name, signum):
     catchable = [signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2,
                  signal.SIGABRT, signal.SIGCHLD, signal.SIGRTMIN, signal.SIGRTMIN + 2,
                  signal.SIGRTMAX - 1, signal.SIGRTMAX]
-    target = procs([sys.executable, '-c', REPORT_SIGNALS % ([int(n) for n in catchable],)],
+    target = procs([sys.executable, '-c', REPORT_SIGNAL % ([int(n) for n in catchable],)],
                    stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert target.stdout.readline() == b'ready\n'
     tool = tools('--send', name, target.pid)
