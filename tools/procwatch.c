@@ -681,6 +681,11 @@ on_cgroup_signalled (GObject      *source,
     tool_debug (tool, "sent %s to cgroup %s (%s)", name, path, call->why);
   else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
     tool_debug (tool, "%s", error->message);
+  /* A freeze held up (a process in uninterruptible sleep): nothing was
+   * sent, but KILL (-k) goes through cgroup.kill, which needs no freeze,
+   * so the cgroup is still waited for. */
+  else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
+    tool_warn (_("cannot send %s: %s"), name, error->message);
   else
     {
       /* The library's message names the cgroup, and why (also that
