@@ -542,7 +542,9 @@ procwatch_cgroup_signal_advance (ProcwatchCgroupSignal  *op,
     }
   if (frozen)
     {
-      int dir_fd = fcntl (op->dir_fd, F_DUPFD_CLOEXEC, 0);
+      /* Opened anew, not dup()ed: a directory's read position is shared
+       * by its duplicates. */
+      int dir_fd = openat (op->dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
       if (dir_fd < 0)
         set_errno_error (error, errno, op->relative);
