@@ -379,6 +379,20 @@ signal_procs (ProcwatchCgroupSignal  *op,
         continue;
 
       pidfd = syscall (SYS_pidfd_open, (pid_t) pid, 0);
+      if (pidfd < 0 && (errno == ENOSYS || errno == EPERM))
+        {
+          /* No pidfds (Linux 5.2, a seccomp filter, valgrind): the pid is
+           * checked to be in the tree right before kill(). Frozen, a
+           * process of the tree cannot end by itself meanwhile. */
+          cgroup = procwatch_proc_read_cgroup ((GPid) pid);
+          if ((cgroup == NULL || is_at_or_below (cgroup, op->relative)) &&
+              kill ((pid_t) pid, op->signum) != 0 && errno != ESRCH)
+            {
+              set_errno_error (error, errno, op->relative);
+              return FALSE;
+            }
+          continue;
+        }
       if (pidfd < 0)
         {
           if (errno == ESRCH)

@@ -505,7 +505,9 @@ procwatch_cgroup_find_app_instances (const char  *app_id,
  * 5.14 and later). Any other signal, and `SIGKILL` on Linux 5.2 to 5.13,
  * is sent with the tree frozen (`cgroup.freeze`): the operation waits,
  * without blocking the main loop, for the kernel to say `frozen 1`, sends
- * the signal to each process through a pidfd, and restores the previous
+ * the signal to each process through a pidfd (without pidfds, before
+ * Linux 5.3, by pid, checked to be in the tree right before `kill()`),
+ * and restores the previous
  * `cgroup.freeze` value. A tree that someone else froze stays frozen, and
  * a frozen process handles a signal such as `SIGTERM` once it is thawed;
  * signals sent into one tree at the same time share its freeze, and the
