@@ -247,6 +247,7 @@ typedef struct
   gboolean ok;
   GError *error;
   gboolean in_call;
+  gint64 done_at;
 } Sent;
 
 static void
@@ -259,6 +260,7 @@ on_sent (GObject      *object,
   g_assert_false (sent->in_call);
   sent->ok = procwatch_cgroup_send_signal_finish (PROCWATCH_CGROUP (object), result, &sent->error);
   g_assert_true (sent->ok == (sent->error == NULL));
+  sent->done_at = g_get_monotonic_time ();
   sent->done = TRUE;
 }
 
@@ -1213,7 +1215,7 @@ measure_kill (guint    n,
   g_autofree char *absolute = NULL;
   GPid *pids = g_new (GPid, n);
   gboolean emptied = FALSE;
-  gint64 started;
+  gint64 started, emptied_at;
   Sent sent;
   guint i;
 
@@ -1230,14 +1232,16 @@ measure_kill (guint    n,
   started = g_get_monotonic_time ();
   start_send (cgroup, SIGKILL, NULL, &sent);
   test_run_until (NULL, &emptied);
-  g_test_message ("SIGKILL to %u processes %s: \"cgroup-emptied\" after %.1f ms",
-                  n, with_cgroup_kill ? "through cgroup.kill" : "frozen, one by one",
-                  (g_get_monotonic_time () - started) / 1000.0);
+  emptied_at = g_get_monotonic_time ();
 #ifdef PROCWATCH_TEST_SEAM
   procwatch_test_seam_no_cgroup_kill = FALSE;
 #endif
   test_run_until (NULL, &sent.done);
   g_assert_no_error (sent.error);
+  g_test_message ("SIGKILL to %u processes %s: completed after %.1f ms, "
+                  "\"cgroup-emptied\" after %.1f ms",
+                  n, with_cgroup_kill ? "through cgroup.kill" : "frozen, one by one",
+                  (sent.done_at - started) / 1000.0, (emptied_at - started) / 1000.0);
 
   for (i = 0; i < n; i++)
     reap (pids[i]);
