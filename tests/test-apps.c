@@ -4,16 +4,16 @@
  * Applications as cgroups: application ids read from unit names, the
  * instances of an app found in a fake user manager's tree, and a signal
  * sent to every process of a cgroup tree, on real processes in real
- * cgroups. Every cgroup made lies below one scratch cgroup that a
- * supervising parent thaws, empties and removes, also when a test fails.
- * Built against the internals for the test seams of the freeze.
+ * cgroups. Every cgroup made lies below the run's root cgroup, which a
+ * supervising parent thaws, empties and removes, also when a test fails
+ * (procwatch-test-cgroup.c). Built against the internals for the test
+ * seams of the freeze.
  */
 
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,25 +28,17 @@
 #include "procwatch-apps-private.h"
 #include "procwatch-cgroup-files-private.h"
 #include "procwatch-cgroup-private.h"
+#include "procwatch-test-cgroup.h"
 #include "procwatch-test-seam-private.h"
 #include "procwatch-test-util.h"
 
 
-static char *scratch;           /* absolute */
-static char *scratch_relative;  /* as /proc/<pid>/cgroup writes it */
-
-/* Only with cgroup v2 writable; CI sets PROCWATCH_TEST_REQUIRE_CGROUP=1,
- * which turns the skip into a failure. */
+/* Where cgroups cannot be made: skipped, or failed with
+ * PROCWATCH_TEST_REQUIRE_CGROUP=1. */
 static gboolean
 skip_without_cgroups (void)
 {
-  if (scratch != NULL)
-    return FALSE;
-
-  if (g_strcmp0 (g_getenv ("PROCWATCH_TEST_REQUIRE_CGROUP"), "1") == 0)
-    g_error ("cgroup v2 is required and cannot be written here");
-  g_test_skip ("cgroup v2 is not mounted here, or not writable");
-  return TRUE;
+  return test_cgroups_skip ();
 }
 
 static void
@@ -73,17 +65,17 @@ get (const char *absolute,
   return g_strchomp (text);
 }
 
-/* A cgroup of the test at @name (with its parents) below the scratch
+/* A cgroup of the test at @name (with its parents) below the run's root
  * cgroup; returns its absolute path; *@relative gets the other form. */
 static char *
 make_cgroup (const char  *name,
              char       **relative)
 {
-  char *absolute = g_build_filename (scratch, name, NULL);
+  char *absolute = g_build_filename (test_cgroups_get_directory (), name, NULL);
 
   g_assert_no_errno (g_mkdir_with_parents (absolute, 0755));
   if (relative != NULL)
-    *relative = g_build_filename (scratch_relative, name, NULL);
+    *relative = g_build_filename (test_cgroups_get_root (), name, NULL);
   return absolute;
 }
 
@@ -433,7 +425,7 @@ assert_found (const char         *app_id,
   g_assert_nonnull (found);
   for (i = 0; expected[i] != NULL; i++)
     {
-      g_autofree char *path = g_build_filename (scratch_relative, expected[i], NULL);
+      g_autofree char *path = g_build_filename (test_cgroups_get_root (), expected[i], NULL);
 
       g_assert_cmpstr (found[i], ==, path);
     }
@@ -464,9 +456,9 @@ test_find_under (void)
   manager = make_cgroup ("user@1000.service", &manager_relative);
 
   assert_found ("org.example.App", manager_relative, two);
-  /* The mount's form too, and the whole scratch tree. */
+  /* The mount's form too, and the whole tree of the run. */
   assert_found ("org.example.App", manager, two);
-  assert_found ("org.example.App", scratch_relative, two);
+  assert_found ("org.example.App", test_cgroups_get_root (), two);
   assert_found ("org.example.Other", manager_relative, other);
   assert_found ("org.example.My-App", manager_relative, escaped);
   assert_found ("org.example.Missing", manager_relative, none);
@@ -549,7 +541,7 @@ test_find_own_user_manager (void)
   found = find_from_child (session, 1000, "org.example.App");
   expected = g_strdup_printf ("%s/user@1000.service/app.slice/app-flatpak-org.example.App-12.scope\n"
                               "%s/user@1000.service/app.slice/app-gnome-org.example.App-4242.scope",
-                              scratch_relative, scratch_relative);
+                              test_cgroups_get_root (), test_cgroups_get_root ());
   g_assert_cmpstr (found, ==, expected);
 
   /* Another user's manager is not the caller's. */
@@ -1261,105 +1253,11 @@ test_measure_kill (void)
   measure_kill (n, FALSE);
 }
 
-/* The supervisor: thaws, empties and removes what the tests made. */
-static int
-thaw_entry (const char        *path,
-            const struct stat *st,
-            int                flag,
-            struct FTW        *ftw)
-{
-  g_autofree char *freeze = g_build_filename (path, "cgroup.freeze", NULL);
-
-  if (flag == FTW_D)
-    g_file_set_contents_full (freeze, "0", -1, G_FILE_SET_CONTENTS_NONE, 0644, NULL);
-  return 0;
-}
-
-static int
-remove_entry (const char        *path,
-              const struct stat *st,
-              int                flag,
-              struct FTW        *ftw)
-{
-  if (flag == FTW_DP)
-    rmdir (path);
-  return 0;
-}
-
-static void
-clean_up (void)
-{
-  g_autofree char *kill_path = g_build_filename (scratch, "cgroup.kill", NULL);
-  g_autofree char *events_path = g_build_filename (scratch, "cgroup.events", NULL);
-  int fd = open (events_path, O_RDONLY | O_CLOEXEC);
-
-  nftw (scratch, thaw_entry, 16, FTW_PHYS);
-  g_file_set_contents_full (kill_path, "1", -1, G_FILE_SET_CONTENTS_NONE, 0644, NULL);
-  while (fd >= 0 && procwatch_cgroup_read_populated (fd) == 1)
-    {
-      struct pollfd pfd = { fd, POLLPRI, 0 };
-
-      if (poll (&pfd, 1, 10000) <= 0)
-        break;
-    }
-  if (fd >= 0)
-    close (fd);
-
-  nftw (scratch, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-  if (access (scratch, F_OK) == 0)
-    g_printerr ("# could not remove %s\n", scratch);
-}
-
-static void
-make_scratch (void)
-{
-  g_autoptr(GPtrArray) mounts = procwatch_cgroup_read_mounts (NULL);
-  ProcwatchCgroupMount *mount;
-  g_autofree char *name = g_strdup_printf ("gio-procwatch-apps-%d", (int) getpid ());
-
-  if (mounts == NULL || mounts->len == 0)
-    return;
-
-  mount = g_ptr_array_index (mounts, 0);
-  scratch = g_build_filename (mount->mount_point, name, NULL);
-  scratch_relative = g_build_filename (mount->root, name, NULL);
-  if (mkdir (scratch, 0755) != 0)
-    g_clear_pointer (&scratch, g_free);
-}
-
-static GPid tests_pid;
-
-static void
-on_supervisor_signal (int signum)
-{
-  kill (tests_pid, SIGKILL);
-}
-
 int
 main (int    argc,
       char **argv)
 {
-  int status;
-
-  make_scratch ();
-  if (scratch != NULL)
-    {
-      tests_pid = fork ();
-      g_assert_cmpint (tests_pid, >=, 0);
-      if (tests_pid > 0)
-        {
-          struct sigaction action = { .sa_handler = on_supervisor_signal };
-
-          sigemptyset (&action.sa_mask);
-          sigaction (SIGTERM, &action, NULL);
-          sigaction (SIGINT, &action, NULL);
-          while (waitpid (tests_pid, &status, 0) < 0)
-            g_assert_cmpint (errno, ==, EINTR);
-          clean_up ();
-          return WIFSIGNALED (status) ? 128 + WTERMSIG (status) : WEXITSTATUS (status);
-        }
-    }
-
+  test_cgroups_set_up ();
   test_init (&argc, &argv);
   /* The default context's wakeup fd, and the one GTask's class makes for
    * its thread pool, belong to the process: made before any test counts
