@@ -1265,6 +1265,14 @@ main (int    argc,
   (void) g_main_context_default ();
   g_type_ensure (G_TYPE_TASK);
 
+  if (g_getenv ("PROCWATCH_TEST_EXPECT_BACKEND") != NULL)
+    {
+      g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+
+      g_assert_cmpstr (procwatch_process_monitor_get_backend (monitor), ==,
+                       g_getenv ("PROCWATCH_TEST_EXPECT_BACKEND"));
+    }
+
   g_test_add_func ("/apps/app-id/parse", test_app_id_parse);
   g_test_add_func ("/apps/app-id/user-manager", test_user_manager_from_path);
   g_test_add_func ("/apps/app-id/cgroup", test_cgroup_app_id);
