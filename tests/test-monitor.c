@@ -762,6 +762,7 @@ test_no_fd_leak (Fixture       *fixture,
     g_autoptr(ProcwatchProcess) process =
       procwatch_process_monitor_watch_pid (fixture->monitor, test_process_get_pid (warmup), NULL);
 
+    g_assert_nonnull (process);
     test_process_exit (warmup, 0);
     test_process_reap (warmup);
     test_run_until_count (NULL, &fixture->recorder->n_reaped, 1);

@@ -190,7 +190,6 @@ reuse_after_watch_by_pidfd (void)
   g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
   g_autoptr(ProcwatchProcess) old_process = NULL;
   g_autoptr(ProcwatchProcess) new_process = NULL;
-  g_autoptr(GError) error = NULL;
   Child old_child = start_child ();
   Child new_child;
   GPid pid = old_child.pid;

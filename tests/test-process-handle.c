@@ -445,7 +445,6 @@ check_status_properties (Fixture  *fixture,
   gboolean after_reap = test_status_known_after_reap (fixture->monitor);
   int exit_status = killed ? -1 : 7;
   int term_sig = killed ? SIGKILL : 0;
-  g_autofree char *with_state = NULL;
   int status;
 
   assert_status_properties (process, FALSE, -1, 0);
@@ -848,6 +847,11 @@ test_unwatch_process (Fixture       *fixture,
   assert_send_signal_fails (process, SIGKILL, G_IO_ERROR_CLOSED);
   assert_wait_ends (process, G_IO_ERROR_CLOSED);
   g_assert_true (process_is_running (fixture->pid));
+  /* The other monitor still watches it, with its own process object. */
+  g_assert_true (sentinel_process != process);
+  found = procwatch_process_monitor_lookup (sentinel, fixture->pid);
+  g_assert_true (found == sentinel_process);
+  g_clear_object (&found);
 
   test_fixture_assert_silent_to_the_end (fixture, sentinel_recorder);
   g_assert_cmpint (procwatch_process_get_state (process), ==, PROCWATCH_PROCESS_STATE_RUNNING);

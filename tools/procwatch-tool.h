@@ -2,14 +2,18 @@
  * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
  *
  * One run of procwatch: what it watches, what it awaits and how it ends,
- * shared by the tool's rooms. The watching itself is procwatch.c's; the
- * timeout, the signals and the COMMAND are procwatch-timeout.c's.
+ * shared by the tool's rooms. The operations are procwatch-run.c's, the
+ * room below the others: procwatch.c (finding the processes, reporting
+ * their events) and procwatch-timeout.c (the timeout, the signals and the
+ * COMMAND) call them, and they call neither back.
  */
 
 #pragma once
 
 #include <gio/gio.h>
 #include <gio-procwatch/procwatch.h>
+
+#include "procwatch-output.h"
 
 G_BEGIN_DECLS
 
@@ -46,6 +50,7 @@ typedef struct
   GCancellable *cancellable;   /* the cgroups' waits and bus requests, cancelled at the end */
 
   GPtrArray *apps;             /* ToolApp (procwatch.c): each --app */
+  guint n_apps;                /* of @apps: not given up, each counted as one */
   gboolean signal_cgroups;     /* --signal-cgroups */
   guint n_dropped_cgroups;     /* of @cgroups: not signalled, given up */
   GHashTable *stopping_cgroups; /* of @cgroups: signalled at the timeout */
@@ -77,5 +82,17 @@ guint       tool_signal_cgroups (Tool             *tool,
                                  int               sig,
                                  const char       *why,
                                  gboolean          stopping);
+
+/* The parts of those that procwatch.c uses on its own: --dbus-name and
+ * --cgroup-of reach a process other than by pid, and what is awaited is
+ * counted once all is watched. */
+guint       tool_count_needed   (Tool              *tool,
+                                 guint64            count);
+WatchResult tool_classify_error (const GError      *error);
+void        tool_add_target     (Tool              *tool,
+                                 ProcwatchProcess  *process,
+                                 ToolTarget        *target);
+char       *tool_target_name    (ProcwatchProcess  *process,
+                                 GPid               pid);
 
 G_END_DECLS

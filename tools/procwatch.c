@@ -8,8 +8,10 @@
  * command, and timeout(1)'s signals for stopping processes and waiting for
  * them (--send, -s, -k) without ever signalling a reused pid.
  *
- * This file finds and watches the processes and reports their events; the
- * timeout, the signals and the COMMAND are procwatch-timeout.c's.
+ * This file finds the processes to watch and reports their events; the
+ * timeout, the signals and the COMMAND are procwatch-timeout.c's, and what
+ * both do to a run (watching a process, dropping it, finishing) is
+ * procwatch-run.c's.
  */
 
 #include <errno.h>
@@ -56,53 +58,6 @@ target_free (ToolTarget *target)
 {
   g_free (target->name);
   g_free (target);
-}
-
-/* procwatch's own diagnostics, for --debug. */
-void
-tool_debug (Tool       *tool,
-            const char *format,
-            ...)
-{
-  g_autofree char *message = NULL;
-  va_list args;
-
-  if (!tool->debug)
-    return;
-
-  va_start (args, format);
-  message = g_strdup_vprintf (format, args);
-  va_end (args);
-
-  tool_warn ("%s", message);
-}
-
-/* What waitpid -v prints on standard output: "PID 4242 finished",
- * "Timeout expired". With --json they go to standard error instead, so that
- * standard output stays JSON Lines. */
-void
-tool_verbose_line (Tool       *tool,
-                   const char *format,
-                   ...)
-{
-  FILE *out = tool->json ? stderr : stdout;
-  va_list args;
-
-  if (!tool->verbose)
-    return;
-
-  va_start (args, format);
-  vfprintf (out, format, args);
-  va_end (args);
-  fputc ('\n', out);
-  fflush (out);
-}
-
-void
-tool_finish (Tool *tool)
-{
-  tool->done = TRUE;
-  g_main_loop_quit (tool->loop);
 }
 
 static void
@@ -166,192 +121,7 @@ on_reaped (ProcwatchProcessMonitor *monitor,
   on_event (tool, process, "reaped", tool->wait_reaped);
 }
 
-static guint count_needed (Tool    *tool,
-                           guint64  count);
 
-/* Stops waiting for a process that could not be signalled: it might never
- * end. The exit status tells (1). */
-void
-tool_drop_target (Tool             *tool,
-                  ProcwatchProcess *process)
-{
-  ToolTarget *target = g_hash_table_lookup (tool->targets, process);
-  gboolean was_stopping = target->stopping;
-
-  procwatch_process_monitor_unwatch_process (tool->monitor, process);
-  g_hash_table_remove (tool->targets, process);
-  tool->failed = TRUE;
-
-  if (tool->timed_out)
-    {
-      if (was_stopping && --tool->n_stopping == 0)
-        tool_finish (tool);
-      return;
-    }
-
-  tool->needed = count_needed (tool, tool->count);
-  if (tool->needed > 0 && tool->finished >= tool->needed)
-    tool_finish (tool);
-}
-
-static WatchResult
-classify_error (const GError *error)
-{
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-    return WATCH_GONE;
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED))
-    return WATCH_UNSUPPORTED;
-  return WATCH_FAILED;
-}
-
-static void
-report_watching (Tool             *tool,
-                 const ToolTarget *target,
-                 ProcwatchProcess *process)
-{
-  g_autoptr(GString) line = g_string_new ("watching ");
-  guint64 inode = procwatch_process_get_inode (process);
-
-  if (!tool->debug)
-    return;
-
-  g_string_append_printf (line, "%d", (int) target->pid);
-  if (inode != 0)
-    g_string_append_printf (line, ":%" G_GUINT64_FORMAT, inode);
-  g_string_append_c (line, ' ');
-  if (target->name != NULL)
-    tool_append_escaped (line, target->name);
-  else
-    g_string_append_c (line, '?');
-
-  tool_debug (tool, "%s", line->str);
-}
-
-/* Remembers @target for @process, unless it is watched already: a process
- * named twice is watched, and counted, once. Takes @target's name. */
-static void
-add_target (Tool             *tool,
-            ProcwatchProcess *process,
-            ToolTarget       *target)
-{
-  ToolTarget *known = g_hash_table_lookup (tool->targets, process);
-
-  if (known != NULL)
-    {
-      known->n_args++;
-      g_clear_pointer (&target->name, g_free);
-      return;
-    }
-
-  target->n_args = 1;
-  report_watching (tool, target, process);
-  g_hash_table_insert (tool->targets, g_object_ref (process), g_memdup2 (target, sizeof *target));
-  g_ptr_array_add (tool->order, g_object_ref (process));
-}
-
-/* With --debug, who has the pid that a PID:INODE named: the library said
- * only that it is another process. Looked up by watching it for a moment,
- * unless it is one of ours already. */
-static void
-report_stale_inode (Tool    *tool,
-                    GPid     pid,
-                    guint64  want_inode)
-{
-  g_autoptr(ProcwatchProcess) owner = NULL;
-
-  if (!tool->debug)
-    return;
-
-  owner = procwatch_process_monitor_watch_pid (tool->monitor, pid, NULL);
-  if (owner == NULL || procwatch_process_get_inode (owner) == 0)
-    return;
-
-  tool_debug (tool, "process %d:%" G_GUINT64_FORMAT " is gone: pid %d now belongs to another "
-         "process (%d:%" G_GUINT64_FORMAT ")", (int) pid, want_inode, (int) pid, (int) pid,
-         procwatch_process_get_inode (owner));
-
-  if (!g_hash_table_contains (tool->targets, owner))
-    procwatch_process_monitor_unwatch_process (tool->monitor, owner);
-}
-
-/* The library's name of @process is valid UTF-8, made so; event lines show
- * a name's very bytes, escaped. Read again, they are that process's when
- * they read as the library's name, which the library checked to be taken
- * while the process held the pid. */
-static char *
-target_name (ProcwatchProcess *process,
-             GPid              pid)
-{
-  const char *name = procwatch_process_get_name (process);
-  g_autofree char *raw = NULL;
-  g_autofree char *valid = NULL;
-
-  if (name == NULL)
-    return NULL;
-
-  raw = tool_read_comm (pid);
-  if (raw != NULL && strcmp ((valid = g_utf8_make_valid (raw, -1)), name) == 0)
-    return g_steal_pointer (&raw);
-
-  return g_strdup (name);
-}
-
-/* Watches @pid, or with a PID:INODE only the process that inode names: the
- * library compares it on the very handle it then watches, so a pid reused
- * in between is refused, not watched. @name, if not NULL, is the process's
- * name, known without reading /proc. */
-static WatchResult
-open_target (Tool        *tool,
-             GPid         pid,
-             guint64      want_inode,
-             const char  *name,
-             GError     **error)
-{
-  g_autoptr(ProcwatchProcess) process = NULL;
-  ToolTarget target = { pid, NULL, 0, FALSE };
-  WatchResult result;
-
-  if (want_inode != 0)
-    process = procwatch_process_monitor_watch_pid_inode (tool->monitor, pid, want_inode, error);
-  else
-    process = procwatch_process_monitor_watch_pid (tool->monitor, pid, error);
-
-  if (process == NULL)
-    {
-      result = classify_error (*error);
-      if (result == WATCH_GONE)
-        {
-          if (want_inode != 0)
-            report_stale_inode (tool, pid, want_inode);
-          /* For waitpid(1) the process is gone, in its words. */
-          g_clear_error (error);
-          g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, g_strerror (ESRCH));
-        }
-      return result;
-    }
-
-  target.name = name != NULL ? g_strdup (name) : target_name (process, pid);
-  add_target (tool, process, &target);
-  return WATCH_OK;
-}
-
-WatchResult
-tool_watch_target (Tool        *tool,
-                   GPid         pid,
-                   guint64      want_inode,
-                   const char  *name,
-                   GError     **error)
-{
-  WatchResult result = open_target (tool, pid, want_inode, name, error);
-
-  /* waitpid -v says this for every PID:INODE it cannot open. */
-  if (result != WATCH_OK && want_inode != 0 && tool->verbose)
-    /* %llu: xgettext cannot expand G_GUINT64_FORMAT inside a message. */
-    tool_warn (_("pidfd inode %llu not found for PID %d"), (unsigned long long) want_inode,
-               (int) pid);
-
-  return result;
-}
 
 /* Each watched process holds one file descriptor in the monitor. */
 static void
@@ -637,6 +407,7 @@ drop_cgroup (Tool            *tool,
         return;
       was_stopping = app->stopping;
       app->over = app->dropped = TRUE;
+      tool->n_apps--;
     }
   else
     {
@@ -652,7 +423,7 @@ drop_cgroup (Tool            *tool,
     }
 
   /* Nothing left to wait for is done too. */
-  tool->needed = count_needed (tool, tool->count);
+  tool->needed = tool_count_needed (tool, tool->count);
   if (tool->finished >= tool->needed)
     tool_finish (tool);
 }
@@ -788,6 +559,7 @@ watch_app (Tool       *tool,
   app->app_id = g_strdup (app_id);
   app->instances = g_ptr_array_new_with_free_func (g_object_unref);
   g_ptr_array_add (tool->apps, app);
+  tool->n_apps++;
 
   for (i = 0; paths[i] != NULL; i++)
     {
@@ -813,6 +585,7 @@ watch_app (Tool       *tool,
   if (app->instances->len == 0)
     {
       g_ptr_array_remove (tool->apps, app);
+      tool->n_apps--;
       if (tool->allow_exited)
         {
           if (tool->verbose)
@@ -896,7 +669,7 @@ watch_cgroup_of (Tool       *tool,
 
   if (process == NULL)
     {
-      WatchResult result = classify_error (error);
+      WatchResult result = tool_classify_error (error);
 
       if (result == WATCH_GONE && tool->allow_exited)
         {
@@ -1131,8 +904,8 @@ watch_bus_names (Tool        *tool,
         }
 
       target.pid = procwatch_process_get_pid (process);
-      target.name = target_name (process, target.pid);
-      add_target (tool, process, &target);
+      target.name = tool_target_name (process, target.pid);
+      tool_add_target (tool, process, &target);
     }
 
   return -1;
@@ -1151,26 +924,6 @@ check_count (guint64 count,
   return TOOL_EXIT_FAILURE;
 }
 
-/* How many "finished" end the wait: one per process, or for waitpid one
- * per argument naming it; at most --count. */
-static guint
-count_needed (Tool    *tool,
-              guint64  count)
-{
-  GHashTableIter iter;
-  ToolTarget *target;
-  guint needed = 0;
-  guint i;
-
-  g_hash_table_iter_init (&iter, tool->targets);
-  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &target))
-    needed += tool->waitpid_mode ? target->n_args : 1;
-  needed += tool->cgroups->len - tool->n_dropped_cgroups;
-  for (i = 0; i < tool->apps->len; i++)
-    needed += ((ToolApp *) g_ptr_array_index (tool->apps, i))->dropped ? 0 : 1;
-
-  return count > 0 ? (guint) MIN ((guint64) needed, count) : needed;
-}
 
 static int
 watch_processes (Tool        *tool,
@@ -1222,7 +975,7 @@ watch_processes (Tool        *tool,
       if ((exit_code = watch_cgroups (tool, options, &unsupported)) >= 0)
         return exit_code;
 
-      tool->needed = count_needed (tool, options->count);
+      tool->needed = tool_count_needed (tool, options->count);
       if (tool->finished >= tool->needed)
         tool->done = TRUE;
 
