@@ -298,8 +298,10 @@ procwatch_apps_find (const char  *app_id,
     {
       int saved_errno = errno;
 
-      g_set_error (error, G_IO_ERROR,
-                   saved_errno == ENOTDIR ? G_IO_ERROR_NOT_FOUND : g_io_error_from_errno (saved_errno),
+      GIOErrorEnum code = saved_errno == ENOTDIR ? G_IO_ERROR_NOT_FOUND
+                                                 : g_io_error_from_errno (saved_errno);
+
+      g_set_error (error, G_IO_ERROR, code,
                    /* Translators: %s is a cgroup path, then the system's error message. */
                    _("Cannot find applications under %s: %s"), under, g_strerror (saved_errno));
       return NULL;

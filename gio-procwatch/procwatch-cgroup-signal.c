@@ -45,7 +45,8 @@ hold_our_freeze (guint64 id)
   G_LOCK (freezes);
   if (freezes != NULL && (count = g_hash_table_lookup (freezes, &id)) != NULL)
     {
-      g_hash_table_insert (freezes, g_memdup2 (&id, sizeof id), GUINT_TO_POINTER (GPOINTER_TO_UINT (count) + 1));
+      g_hash_table_insert (freezes, g_memdup2 (&id, sizeof id),
+                           GUINT_TO_POINTER (GPOINTER_TO_UINT (count) + 1));
       held = TRUE;
     }
   G_UNLOCK (freezes);
@@ -75,7 +76,8 @@ release_our_freeze (guint64 id)
   if (count == 1)
     g_hash_table_remove (freezes, &id);
   else
-    g_hash_table_insert (freezes, g_memdup2 (&id, sizeof id), GUINT_TO_POINTER (count - 1));
+    g_hash_table_insert (freezes, g_memdup2 (&id, sizeof id),
+                         GUINT_TO_POINTER (count - 1));
   G_UNLOCK (freezes);
 
   return count == 1;
