@@ -558,8 +558,8 @@ procwatch_cgroup_signal_advance (ProcwatchCgroupSignal  *op,
     }
   if (frozen)
     {
-      /* Opened anew, not dup()ed: a directory's read position is shared
-       * by its duplicates. */
+      /* Opened anew: an fd made with dup() would share the directory's
+       * read position. */
       int dir_fd = openat (op->dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
       if (dir_fd < 0)
