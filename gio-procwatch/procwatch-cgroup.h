@@ -33,4 +33,21 @@ gboolean    procwatch_cgroup_wait_empty_finish (ProcwatchCgroup      *self,
                                                 GAsyncResult         *result,
                                                 GError              **error);
 
+PROCWATCH_AVAILABLE_IN_1_4
+const char *procwatch_cgroup_get_app_id          (ProcwatchCgroup      *self);
+PROCWATCH_AVAILABLE_IN_1_4
+GStrv       procwatch_cgroup_find_app_instances  (const char           *app_id,
+                                                  const char           *under,
+                                                  GError              **error);
+PROCWATCH_AVAILABLE_IN_1_4
+void        procwatch_cgroup_send_signal_async   (ProcwatchCgroup      *self,
+                                                  int                   signum,
+                                                  GCancellable         *cancellable,
+                                                  GAsyncReadyCallback   callback,
+                                                  gpointer              user_data);
+PROCWATCH_AVAILABLE_IN_1_4
+gboolean    procwatch_cgroup_send_signal_finish  (ProcwatchCgroup      *self,
+                                                  GAsyncResult         *result,
+                                                  GError              **error);
+
 G_END_DECLS

@@ -37,6 +37,7 @@ typedef enum
   CALLOUT_NOTIFY,         /* @pspec of @object changed */
   CALLOUT_COMPLETE_WAIT,  /* @task returns @object */
   CALLOUT_ITEMS_CHANGED,  /* the list model changed */
+  CALLOUT_COMPLETE_SIGNAL, /* a cgroup signal's @task returns @error, or true */
 } CalloutKind;
 
 typedef struct
@@ -48,6 +49,11 @@ typedef struct
     guint signal_id;
     GParamSpec *pspec;
     GTask *task;
+    struct
+    {
+      GTask *task;
+      GError *error;
+    } result;
     struct
     {
       guint position;
@@ -94,6 +100,14 @@ call_out (ProcwatchWatchSet    *set,
     case CALLOUT_COMPLETE_WAIT:
       g_task_return_pointer (callout->u.task, g_object_ref (callout->object), g_object_unref);
       g_object_unref (callout->u.task);
+      break;
+
+    case CALLOUT_COMPLETE_SIGNAL:
+      if (callout->u.result.error != NULL)
+        g_task_return_error (callout->u.result.task, callout->u.result.error);
+      else
+        g_task_return_boolean (callout->u.result.task, TRUE);
+      g_object_unref (callout->u.result.task);
       break;
 
     case CALLOUT_ITEMS_CHANGED:
@@ -413,6 +427,27 @@ cgroup_ready (ProcwatchWatchSet    *set,
   return update_cgroup (set, alive, watch);
 }
 
+/* A step of a signal to a cgroup tree (its timer, or its cgroup.events:
+ * frozen yet?); once it is done, its completion is a callout like any
+ * other, made here and nowhere else. It needs no watch to go on: the
+ * cgroup it was sent to is checked by id when it starts. */
+static gboolean
+signal_ready (ProcwatchWatchSet     *set,
+              gboolean              *alive,
+              ProcwatchCgroupSignal *op)
+{
+  Callout callout = { .kind = CALLOUT_COMPLETE_SIGNAL };
+  GError *error = NULL;
+
+  if (procwatch_cgroup_signal_is_done (op) || !procwatch_cgroup_signal_advance (op, &error))
+    return TRUE;
+
+  callout.object = op;
+  callout.u.result.task = procwatch_watch_set_end_signal (set, op);
+  callout.u.result.error = error;
+  return call_out (set, alive, NULL, &callout) != MONITOR_GONE;
+}
+
 /* The source's ready_func: @owner is the watch set. */
 void
 procwatch_dispatch_handles_ready (gpointer                  owner,
@@ -432,7 +467,9 @@ procwatch_dispatch_handles_ready (gpointer                  owner,
 
   for (i = 0; i < n_events && open; i++)
     {
-      if (batch[i]->kind == PROCWATCH_SOURCE_ENTRY_CGROUP)
+      if (batch[i]->kind == PROCWATCH_SOURCE_ENTRY_SIGNAL)
+        open = signal_ready (set, alive, (ProcwatchCgroupSignal *) batch[i]);
+      else if (batch[i]->kind == PROCWATCH_SOURCE_ENTRY_CGROUP)
         open = cgroup_ready (set, alive, (ProcwatchCgroupWatch *) batch[i]);
       else
         open = process_ready (set, alive, (ProcwatchWatch *) batch[i], events[i].events);

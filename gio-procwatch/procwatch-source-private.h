@@ -19,6 +19,7 @@ typedef enum
 {
   PROCWATCH_SOURCE_ENTRY_PROCESS,
   PROCWATCH_SOURCE_ENTRY_CGROUP,
+  PROCWATCH_SOURCE_ENTRY_SIGNAL,   /* a signal sent to a cgroup tree, under way */
 } ProcwatchSourceEntryKind;
 
 /* The first member of whatever the owner hands over as a handle's data

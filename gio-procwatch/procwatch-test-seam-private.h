@@ -29,6 +29,14 @@ struct procwatch_pidfd_info;
 extern void (*procwatch_test_seam_pidfd_info_answer) (struct procwatch_pidfd_info *info);
 extern const char *procwatch_test_seam_kernel_release;
 
+/* The cgroup signal: the freeze limit in milliseconds (0: the default),
+ * SIGKILL through the freeze as kernels before 5.14 have it, and a
+ * freeze that never settles (the kernel's ways to make one need a file
+ * system that hangs). */
+extern guint procwatch_test_seam_freeze_limit_ms;
+extern gboolean procwatch_test_seam_no_cgroup_kill;
+extern gboolean procwatch_test_seam_freeze_never_settles;
+
 #define PROCWATCH_TEST_SEAM_COUNT(counter) \
   g_atomic_int_inc ((gint *) &procwatch_test_seam_ ## counter)
 

@@ -14,6 +14,7 @@
 
 #include "procwatch-backend-private.h"
 #include "procwatch-cgroup-private.h"
+#include "procwatch-cgroup-signal-private.h"
 #include "procwatch-item-list-private.h"
 #include "procwatch-probe-scheduler-private.h"
 #include "procwatch-source-private.h"
@@ -60,6 +61,10 @@ struct _ProcwatchWatchSet
   /* Watches of processes reaped in the dispatch under way, their handles
    * still open and in the epoll set until its emissions are done. */
   GPtrArray *reaped_handles;
+
+  /* Signals to cgroup trees under way (ProcwatchCgroupSignal), each
+   * holding a reference until it is done. */
+  GPtrArray *signals;
 
   /* Shared with dispatches under way: false once the set is shut down. */
   gboolean *alive;
@@ -112,6 +117,11 @@ void                  procwatch_watch_set_remove_cgroup (ProcwatchWatchSet      
                                                          ProcwatchCgroupWatch      *watch,
                                                          const char                *reason);
 
+void                  procwatch_watch_set_add_signal    (ProcwatchWatchSet         *set,
+                                                         ProcwatchCgroupSignal     *op);
+GTask                *procwatch_watch_set_end_signal    (ProcwatchWatchSet         *set,
+                                                         ProcwatchCgroupSignal     *op);
+
 guint                 procwatch_watch_set_shut_down     (ProcwatchWatchSet         *set,
                                                          const char                *reason);
 
@@ -121,6 +131,9 @@ void                  procwatch_source_entry_unref      (ProcwatchSourceEntry   
 static inline gboolean
 procwatch_source_entry_is_watched (ProcwatchSourceEntry *entry)
 {
+  /* A signal under way, until it is done. */
+  if (G_UNLIKELY (entry->kind == PROCWATCH_SOURCE_ENTRY_SIGNAL))
+    return !procwatch_cgroup_signal_is_done ((ProcwatchCgroupSignal *) entry);
   if (entry->kind == PROCWATCH_SOURCE_ENTRY_CGROUP)
     return ((ProcwatchCgroupWatch *) entry)->watched;
   return ((ProcwatchWatch *) entry)->watched;

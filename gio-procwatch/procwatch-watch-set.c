@@ -17,12 +17,15 @@
 #define ENTER(set) ((set)->busy++)
 #define LEAVE(set) ((set)->busy--)
 
-/* What epoll and the probe scheduler hand back is a process watch or a
- * cgroup watch, told apart by their common first member. */
+/* What epoll and the probe scheduler hand back is a process watch, a
+ * cgroup watch or a cgroup signal under way (epoll only), told apart by
+ * their common first member. */
 ProcwatchSourceEntry *
 procwatch_source_entry_ref (ProcwatchSourceEntry *entry)
 {
-  if (entry->kind == PROCWATCH_SOURCE_ENTRY_CGROUP)
+  if (entry->kind == PROCWATCH_SOURCE_ENTRY_SIGNAL)
+    procwatch_cgroup_signal_ref ((ProcwatchCgroupSignal *) entry);
+  else if (entry->kind == PROCWATCH_SOURCE_ENTRY_CGROUP)
     procwatch_cgroup_watch_ref ((ProcwatchCgroupWatch *) entry);
   else
     procwatch_watch_ref ((ProcwatchWatch *) entry);
@@ -32,7 +35,9 @@ procwatch_source_entry_ref (ProcwatchSourceEntry *entry)
 void
 procwatch_source_entry_unref (ProcwatchSourceEntry *entry)
 {
-  if (entry->kind == PROCWATCH_SOURCE_ENTRY_CGROUP)
+  if (entry->kind == PROCWATCH_SOURCE_ENTRY_SIGNAL)
+    procwatch_cgroup_signal_unref ((ProcwatchCgroupSignal *) entry);
+  else if (entry->kind == PROCWATCH_SOURCE_ENTRY_CGROUP)
     procwatch_cgroup_watch_unref ((ProcwatchCgroupWatch *) entry);
   else
     procwatch_watch_unref ((ProcwatchWatch *) entry);
@@ -68,6 +73,7 @@ procwatch_watch_set_init (ProcwatchWatchSet *set,
   set->cgroups = g_hash_table_new (g_int64_hash, g_int64_equal);
   set->lingering = g_ptr_array_new_with_free_func ((GDestroyNotify) procwatch_source_entry_unref);
   set->reaped_handles = g_ptr_array_new_with_free_func ((GDestroyNotify) procwatch_watch_unref);
+  set->signals = g_ptr_array_new_with_free_func ((GDestroyNotify) procwatch_cgroup_signal_unref);
   set->alive = g_rc_box_new (gboolean);
   *set->alive = TRUE;
 }
@@ -81,6 +87,7 @@ procwatch_watch_set_clear (ProcwatchWatchSet *set)
   procwatch_item_list_free (set->items);
   g_ptr_array_unref (set->lingering);
   g_ptr_array_unref (set->reaped_handles);
+  g_ptr_array_unref (set->signals);
   g_rc_box_release (set->alive);
   g_main_context_unref (set->context);
 }
@@ -517,6 +524,47 @@ procwatch_watch_set_remove_cgroup (ProcwatchWatchSet    *set,
   LEAVE (set);
 }
 
+/* Takes @op, a signal to a cgroup of the set: its fds join the epoll set,
+ * and the dispatch takes its steps when they wake. */
+void
+procwatch_watch_set_add_signal (ProcwatchWatchSet     *set,
+                                ProcwatchCgroupSignal *op)
+{
+  ENTER (set);
+  if (op->timer_fd < 0 ||
+      !procwatch_source_add_handle (set->source, op->timer_fd, EPOLLIN, op) ||
+      (op->events_fd >= 0 &&
+       !procwatch_source_add_handle (set->source, op->events_fd, EPOLLPRI | EPOLLERR, op)))
+    {
+      if (op->timer_fd >= 0)
+        procwatch_source_remove_handle (set->source, op->timer_fd);
+      procwatch_cgroup_signal_settle_later (op, N_("it could not be waited for"));
+      procwatch_cgroup_signal_unref (op);
+    }
+  else
+    g_ptr_array_add (set->signals, op);
+  LEAVE (set);
+}
+
+/* @op is done: out of the epoll set and of the set. Returns its task, for
+ * the dispatch to complete. */
+GTask *
+procwatch_watch_set_end_signal (ProcwatchWatchSet     *set,
+                                ProcwatchCgroupSignal *op)
+{
+  GTask *task;
+
+  ENTER (set);
+  procwatch_source_remove_handle (set->source, op->timer_fd);
+  if (op->events_fd >= 0)
+    procwatch_source_remove_handle (set->source, op->events_fd);
+  task = procwatch_cgroup_signal_end (op);
+  g_ptr_array_remove_fast (set->signals, op);
+  LEAVE (set);
+
+  return task;
+}
+
 /* Stops everything, once; returns how many items the list had. Waits are
  * settled from idles, so this may run inside any dispatch, also from one of
  * the monitor's handlers. Every fd is closed before this returns, the
@@ -569,6 +617,23 @@ procwatch_watch_set_shut_down (ProcwatchWatchSet *set,
       procwatch_cgroup_watch_close (watch);
       procwatch_cgroup_watch_unref (watch);
     }
+
+  /* Thawed now, whatever the application does next. */
+  for (i = 0; i < set->signals->len; i++)
+    {
+      ProcwatchCgroupSignal *op = g_ptr_array_index (set->signals, i);
+
+      /* The parent's, also the freeze it will undo itself. */
+      if (procwatch_watch_set_is_forked_copy (set))
+        op->froze = FALSE;
+      else
+        {
+          procwatch_source_remove_handle (set->source, op->timer_fd);
+          procwatch_source_remove_handle (set->source, op->events_fd);
+        }
+      procwatch_cgroup_signal_settle_later (op, reason);
+    }
+  g_ptr_array_set_size (set->signals, 0);
 
   g_clear_pointer (&set->probes, procwatch_probe_scheduler_free);
 

@@ -61,9 +61,13 @@ procwatch_process_monitor_watch_cgroup
 SYMBOLS
 # Added in 1.4.
 cat >> "$work/expected" <<'SYMBOLS'
+procwatch_cgroup_find_app_instances
+procwatch_cgroup_get_app_id
+procwatch_cgroup_send_signal_async
+procwatch_cgroup_send_signal_finish
 procwatch_features_get_type
-procwatch_process_get_core_dumped
 procwatch_process_dup_file_handle
+procwatch_process_get_core_dumped
 procwatch_process_monitor_get_features
 procwatch_process_monitor_watch_file_handle
 SYMBOLS

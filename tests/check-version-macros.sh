@@ -25,7 +25,7 @@ old="-DPROCWATCH_VERSION_MIN_REQUIRED=PROCWATCH_VERSION_1_0 -DPROCWATCH_VERSION_
 tests=0
 failures=0
 
-# A 1.0 function, a 1.2 function, and two declared the way a later release
+# A 1.0, a 1.2 and a 1.4 function, and two declared the way a later release
 # will declare what it deprecates in 1.2.
 cat > "$work/uses-api.c" <<'PROGRAM'
 #include <gio-procwatch/procwatch.h>
@@ -46,6 +46,7 @@ uses_api (void)
 #endif
 #ifdef USE_1_4
   g_print ("%d\n", procwatch_process_get_core_dumped (NULL));
+  g_print ("%s\n", procwatch_cgroup_get_app_id (NULL));
 #endif
 #ifdef USE_DEPRECATED
   old_api ();
@@ -97,7 +98,7 @@ check "1.2 API, default bounds" "" "-DUSE_1_0 -DUSE_1_2"
 check "1.2 API, MAX_ALLOWED 1.0" \
   "procwatch_get_major_version.*Not available before 1.2" "$old -DUSE_1_2"
 check "1.0 API, MAX_ALLOWED 1.0" "" "$old -DUSE_1_0"
-check "1.4 API, default bounds" "" "-DUSE_1_4"
+check "1.4 API, default bounds" "" "-DUSE_1_0 -DUSE_1_2 -DUSE_1_4"
 check "1.4 API, MAX_ALLOWED 1.2" \
   "procwatch_process_get_core_dumped.*Not available before 1.4" \
   "-DPROCWATCH_VERSION_MIN_REQUIRED=PROCWATCH_VERSION_1_2 -DPROCWATCH_VERSION_MAX_ALLOWED=PROCWATCH_VERSION_1_2 -DUSE_1_4"

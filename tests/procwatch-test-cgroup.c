@@ -71,6 +71,21 @@ remove_entry (const char        *path,
   return 0;
 }
 
+/* A tree a test froze is thawed first: whatever else the clean-up does,
+ * nothing is left frozen. */
+static int
+thaw_entry (const char        *path,
+            const struct stat *st,
+            int                flag,
+            struct FTW        *ftw)
+{
+  g_autofree char *freeze = g_build_filename (path, "cgroup.freeze", NULL);
+
+  if (flag == FTW_D)
+    g_file_set_contents_full (freeze, "0", -1, G_FILE_SET_CONTENTS_NONE, 0644, NULL);
+  return 0;
+}
+
 static gboolean
 is_populated (int events_fd)
 {
@@ -90,6 +105,7 @@ clean_up (void)
   g_autofree char *events_path = g_build_filename (test_root, "cgroup.events", NULL);
   int fd = open (events_path, O_RDONLY | O_CLOEXEC);
 
+  nftw (test_root, thaw_entry, 16, FTW_PHYS);
   /* In place: g_file_set_contents() would make a temporary file. */
   g_file_set_contents_full (kill_path, "1", -1, G_FILE_SET_CONTENTS_NONE, 0644, NULL);
 
@@ -204,6 +220,12 @@ const char *
 test_cgroups_get_root (void)
 {
   return test_root_relative;
+}
+
+const char *
+test_cgroups_get_directory (void)
+{
+  return test_root;
 }
 
 TestCgroup *

@@ -26,6 +26,8 @@ gboolean    test_cgroups_skip        (void);
  * it: valid once test_cgroups_skip() is false. */
 const char *test_cgroups_get_mount_point (void);
 const char *test_cgroups_get_root        (void);
+/* The run's root as a directory under the mount point. */
+const char *test_cgroups_get_directory   (void);
 
 typedef struct
 {

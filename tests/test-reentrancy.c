@@ -47,6 +47,7 @@ typedef enum
   CALLOUT_CGROUP_NOTIFY,
   CALLOUT_CGROUP_EMPTIED,
   CALLOUT_CGROUP_WAIT,
+  CALLOUT_CGROUP_SIGNAL,
 } CalloutKind;
 
 typedef struct
@@ -89,6 +90,7 @@ static const Callout callouts[] = {
   { "cgroup-notify-populated", CALLOUT_CGROUP_NOTIFY, "populated" },
   { "cgroup-emptied", CALLOUT_CGROUP_EMPTIED },
   { "cgroup-wait-empty", CALLOUT_CGROUP_WAIT },
+  { "cgroup-send-signal", CALLOUT_CGROUP_SIGNAL },
 };
 
 typedef enum
@@ -207,6 +209,7 @@ struct _Cell
   TestCgroup *x_dir;
   TestCgroup *y_dir;
   gboolean a_listed;
+  guint n_signals_done;   /* send_signal_async () into the cgroup */
   GPtrArray *waits;       /* Wait */
   GString *violations;
 };
@@ -277,7 +280,8 @@ is_cgroup_row (const Callout *callout)
 {
   return callout->kind == CALLOUT_CGROUP_NOTIFY ||
          callout->kind == CALLOUT_CGROUP_EMPTIED ||
-         callout->kind == CALLOUT_CGROUP_WAIT;
+         callout->kind == CALLOUT_CGROUP_WAIT ||
+         callout->kind == CALLOUT_CGROUP_SIGNAL;
 }
 
 static Tracked *
@@ -866,6 +870,46 @@ all_waits_completed (Cell    *cell,
   return TRUE;
 }
 
+/* The signal into the cgroup is the callout of its row. */
+static void
+on_signal_sent (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  Cell *cell = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!procwatch_cgroup_send_signal_finish (PROCWATCH_CGROUP (object), result, &error))
+    violation (cell, "the signal into the cgroup failed: %s", error->message);
+  if (cell->in_call)
+    violation (cell, "the signal into the cgroup completed from inside a call to the library");
+  if (cell->n_signals_done++ > 0)
+    violation (cell, "the signal into the cgroup completed twice");
+  callout_ran (cell);
+}
+
+static gboolean
+signal_settled (Cell    *cell,
+                Tracked *unused)
+{
+  return cell->n_signals_done > 0;
+}
+
+/* SIGCONT changes nothing for a process that runs, and goes through the
+ * freeze: the signal's own fds in the monitor's epoll set, the wait for
+ * "frozen 1", the thaw, then the completion. Awaited before the process
+ * ends, so that the test never blocks outside the main loop on a process
+ * that the monitor has frozen. */
+static void
+send_signal_into_cgroup (Cell *cell)
+{
+  cell->in_call++;
+  procwatch_cgroup_send_signal_async (PROCWATCH_CGROUP (cell->x.object), SIGCONT, NULL,
+                                      on_signal_sent, cell);
+  cell->in_call--;
+  iterate_until (cell, signal_settled, NULL, "the signal into the cgroup");
+}
+
 /* Ends the cell's own process, of its kind, and lets the monitor report. */
 static void
 end_a (Cell *cell)
@@ -1245,6 +1289,8 @@ run_cell (const CellSpec *spec)
 
   if (callout->kind != CALLOUT_ITEMS_ADDED)
     start_waits (cell);
+  if (callout->kind == CALLOUT_CGROUP_SIGNAL)
+    send_signal_into_cgroup (cell);
 
   end_a (cell);
   if (!cell->called)

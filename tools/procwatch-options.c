@@ -38,6 +38,8 @@ enum
   OPT_CGROUP,
   OPT_CGROUP_OF,
   OPT_DBUS_NAME,
+  OPT_APP,
+  OPT_SIGNAL_CGROUPS,
   OPT_SESSION,
   OPT_SYSTEM,
 };
@@ -59,6 +61,8 @@ static const struct option procwatch_longopts[] = {
   { "cgroup",      required_argument, NULL, OPT_CGROUP },
   { "cgroup-of",   required_argument, NULL, OPT_CGROUP_OF },
   { "dbus-name",   required_argument, NULL, OPT_DBUS_NAME },
+  { "app",         required_argument, NULL, OPT_APP },
+  { "signal-cgroups", no_argument,    NULL, OPT_SIGNAL_CGROUPS },
   { "session",     no_argument,       NULL, OPT_SESSION },
   { "system",      no_argument,       NULL, OPT_SYSTEM },
   { "signal",      required_argument, NULL, 's' },
@@ -96,6 +100,8 @@ static const char *const procwatch_help[] = {
      "                         relative to the cgroup2 root, as /proc/PID/cgroup\n"
      "                         writes it, or under the cgroup2 mount\n"
      "      --cgroup-of=PID    also wait until the cgroup PID is in is empty\n"
+     "      --app=APP_ID       also wait until every running instance of the\n"
+     "                         application APP_ID (e.g. org.gnome.Calculator) is gone\n"
      "      --dbus-name=NAME   also watch the process that owns the D-Bus NAME\n"
      "      --session          look NAME up on the session bus (the default)\n"
      "      --system           look NAME up on the system bus\n"),
@@ -105,7 +111,8 @@ static const char *const procwatch_help[] = {
      "                         (TERM by default with a COMMAND)\n"
      "  -k, --kill-after=DURATION\n"
      "                         send KILL to the processes still running DURATION\n"
-     "                         after --send or --signal sent a signal\n"),
+     "                         after --send or --signal sent a signal\n"
+     "      --signal-cgroups   signals reach into --cgroup and --cgroup-of too\n"),
   N_("      --json             print events as JSON Lines\n"
      "  -q, --quiet            print no events, as waitpid(1)\n"
      "  -v, --verbose          what waitpid -v prints: \"PID N finished\" and\n"
@@ -139,7 +146,14 @@ static const char *const procwatch_help[] = {
      "and procwatch waits for it, as timeout(1) does.\n"),
   N_("\nEach --cgroup and --cgroup-of counts as one process for --count and the\n"
      "exit status; a cgroup that is empty already is reported at once. Signals\n"
-     "(--send, --signal) go to processes only, never into a cgroup.\n"),
+     "(--send, --signal) go to processes only, not into a cgroup, unless\n"
+     "--signal-cgroups is given.\n"),
+  N_("\nEach --app counts as one process: it is done when all the instances it had\n"
+     "when procwatch started (the app's units in the user's systemd user manager)\n"
+     "are empty. Signals reach every process of an app, none escaping by forking:\n"
+     "KILL through cgroup.kill, others with the app frozen meanwhile. procwatch\n"
+     "never signals a cgroup it is in itself. An app that is not running is a\n"
+     "failure (1), or skipped with --exited.\n"),
   N_("\nRun as \"waitpid\" (a link), it is util-linux waitpid(1): its options only,\n"
      "no event lines, its messages and exit statuses.\n"),
   N_("\nA --cgroup, --cgroup-of or --dbus-name that does not exist is a failure (1),\n"
@@ -496,6 +510,12 @@ apply_option (int          c,
     case OPT_DBUS_NAME:
       g_ptr_array_add (options->dbus_names, optarg);
       break;
+    case OPT_APP:
+      g_ptr_array_add (options->apps, optarg);
+      break;
+    case OPT_SIGNAL_CGROUPS:
+      options->signal_cgroups = TRUE;
+      break;
     case OPT_SESSION:
       options->system_bus = FALSE;
       break;
@@ -573,7 +593,7 @@ check_procwatch_options (ToolOptions *options)
 {
   gboolean have_processes = options->pid_args->len > 0 || options->patterns->len > 0 ||
                             options->cgroups->len > 0 || options->cgroup_of->len > 0 ||
-                            options->dbus_names->len > 0;
+                            options->dbus_names->len > 0 || options->apps->len > 0;
 
   if (options->quiet && options->json)
     return tool_usage_error (_("--quiet and --json cannot be combined"));
@@ -621,6 +641,7 @@ tool_parse_options (int          argc,
   options->patterns = g_ptr_array_new ();
   options->cgroups = g_ptr_array_new ();
   options->cgroup_of = g_ptr_array_new ();
+  options->apps = g_ptr_array_new ();
   options->dbus_names = g_ptr_array_new ();
   options->send_signal = -1;
   options->timeout_signal = -1;
@@ -653,5 +674,6 @@ tool_options_clear (ToolOptions *options)
   g_clear_pointer (&options->patterns, g_ptr_array_unref);
   g_clear_pointer (&options->cgroups, g_ptr_array_unref);
   g_clear_pointer (&options->cgroup_of, g_ptr_array_unref);
+  g_clear_pointer (&options->apps, g_ptr_array_unref);
   g_clear_pointer (&options->dbus_names, g_ptr_array_unref);
 }

@@ -36,6 +36,8 @@ typedef struct
   GPtrArray *cgroups;      /* --cgroup PATH, within argv */
   GPtrArray *cgroup_of;    /* --cgroup-of PID[:INODE], within argv */
   GPtrArray *dbus_names;   /* --dbus-name NAME, within argv */
+  GPtrArray *apps;         /* --app APP_ID, within argv */
+  gboolean signal_cgroups; /* --signal-cgroups: signals reach --cgroup(-of) too */
   gboolean system_bus;     /* --system: else the session bus */
 
   guint timeout_ms;        /* 0: none */

@@ -262,20 +262,15 @@ write_line (FILE    *out,
   fflush (out);
 }
 
-/* A "signal" record: @sig sent to @process because of @why ("send",
- * "timeout", "kill-after", "forward"), and @error if it could not be. */
-void
-tool_print_signal (FILE             *out,
-                   const ToolTarget *target,
-                   ProcwatchProcess *process,
-                   int               sig,
-                   const char       *why,
-                   const char       *error)
+/* The end of a "signal" record, for a process or a cgroup. */
+static void
+append_signal_tail (GString    *line,
+                    int         sig,
+                    const char *why,
+                    const char *error)
 {
-  g_autoptr(GString) line = g_string_new (NULL);
   g_autofree char *name = sig > 0 ? tool_signal_name (sig) : NULL;
 
-  append_json_head (line, "signal", target, process);
   g_string_append_printf (line, ",\"signal\":%d,\"signal_name\":", sig);
   if (name != NULL)
     tool_json_append_string (line, name, -1);
@@ -289,7 +284,22 @@ tool_print_signal (FILE             *out,
   else
     g_string_append (line, "null");
   g_string_append (line, "}\n");
+}
 
+/* A "signal" record: @sig sent to @process because of @why ("send",
+ * "timeout", "kill-after", "forward"), and @error if it could not be. */
+void
+tool_print_signal (FILE             *out,
+                   const ToolTarget *target,
+                   ProcwatchProcess *process,
+                   int               sig,
+                   const char       *why,
+                   const char       *error)
+{
+  g_autoptr(GString) line = g_string_new (NULL);
+
+  append_json_head (line, "signal", target, process);
+  append_signal_tail (line, sig, why, error);
   write_line (out, line);
 }
 
@@ -315,24 +325,41 @@ tool_print_event (FILE             *out,
 /* A cgroup found empty: "- cgroup-emptied PATH", so that the event stays
  * the second field as in a process's line, or a JSON record with the
  * cgroup's path where a process's has its pid. */
+/* The head of a cgroup's record; "app_id" only for an app's instance. */
+static void
+append_cgroup_head (GString    *line,
+                    const char *event,
+                    const char *path,
+                    const char *app_id)
+{
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+  g_autofree char *time = g_date_time_format (now, "%Y-%m-%dT%H:%M:%S.%fZ");
+
+  g_string_append (line, "{\"time\":");
+  tool_json_append_string (line, time, -1);
+  g_string_append_printf (line, ",\"monotonic_us\":%" G_GINT64_FORMAT ",\"event\":",
+                          g_get_monotonic_time ());
+  tool_json_append_string (line, event, -1);
+  g_string_append (line, ",\"cgroup\":");
+  tool_json_append_string (line, path, -1);
+  if (app_id != NULL)
+    {
+      g_string_append (line, ",\"app_id\":");
+      tool_json_append_string (line, app_id, -1);
+    }
+}
+
 void
 tool_print_cgroup (FILE       *out,
                    gboolean    json,
-                   const char *path)
+                   const char *path,
+                   const char *app_id)
 {
   g_autoptr(GString) line = g_string_new (NULL);
 
   if (json)
     {
-      g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
-      g_autofree char *time = g_date_time_format (now, "%Y-%m-%dT%H:%M:%S.%fZ");
-
-      g_string_append (line, "{\"time\":");
-      tool_json_append_string (line, time, -1);
-      g_string_append_printf (line, ",\"monotonic_us\":%" G_GINT64_FORMAT
-                              ",\"event\":\"cgroup-emptied\",\"cgroup\":",
-                              g_get_monotonic_time ());
-      tool_json_append_string (line, path, -1);
+      append_cgroup_head (line, "cgroup-emptied", path, app_id);
       g_string_append (line, "}\n");
     }
   else
@@ -342,5 +369,21 @@ tool_print_cgroup (FILE       *out,
       g_string_append_c (line, '\n');
     }
 
+  write_line (out, line);
+}
+
+/* JSON only, as for a process's signals. */
+void
+tool_print_cgroup_signal (FILE       *out,
+                          const char *path,
+                          const char *app_id,
+                          int         sig,
+                          const char *why,
+                          const char *error)
+{
+  g_autoptr(GString) line = g_string_new (NULL);
+
+  append_cgroup_head (line, "signal", path, app_id);
+  append_signal_tail (line, sig, why, error);
   write_line (out, line);
 }

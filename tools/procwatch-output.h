@@ -42,6 +42,13 @@ void  tool_print_signal    (FILE             *out,
                             const char       *error);
 void  tool_print_cgroup    (FILE             *out,
                             gboolean          json,
-                            const char       *path);
+                            const char       *path,
+                            const char       *app_id);
+void  tool_print_cgroup_signal (FILE         *out,
+                                const char   *path,
+                                const char   *app_id,
+                                int           sig,
+                                const char   *why,
+                                const char   *error);
 
 G_END_DECLS

@@ -81,7 +81,7 @@ tool_count_needed (Tool    *tool,
   g_hash_table_iter_init (&iter, tool->targets);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &target))
     needed += tool->waitpid_mode ? target->n_args : 1;
-  needed += tool->cgroups->len;
+  needed += tool->cgroups->len - tool->n_dropped_cgroups + tool->n_apps;
 
   return count > 0 ? (guint) MIN ((guint64) needed, count) : needed;
 }

@@ -68,16 +68,17 @@ signal_target (Tool             *tool,
   return SIGNAL_FAILED;
 }
 
-/* Sends @sig to every watched process still running, first watched first;
- * with @stopping, they are then awaited after the timeout. One that
- * cannot be signalled is given up. Returns how many were signalled. */
+/* Sends @sig to every watched process still running, first watched first,
+ * and into the apps (and cgroups, with --signal-cgroups); with @stopping,
+ * they are then awaited after the timeout. One that cannot be signalled
+ * is given up. Returns how many were signalled. */
 static guint
 signal_running (Tool       *tool,
                 int         sig,
                 const char *why,
                 gboolean    stopping)
 {
-  guint n_sent = 0;
+  guint n_sent = tool_signal_cgroups (tool, sig, why, stopping);
   guint i;
 
   for (i = 0; i < tool->order->len && !tool->done; i++)

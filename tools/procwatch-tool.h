@@ -48,6 +48,12 @@ typedef struct
   ProcwatchProcess *command;   /* NULL unless running a COMMAND */
   GPtrArray *cgroups;          /* the watched ProcwatchCgroups, each once */
   GCancellable *cancellable;   /* the cgroups' waits and bus requests, cancelled at the end */
+
+  GPtrArray *apps;             /* ToolApp (procwatch.c): each --app */
+  guint n_apps;                /* of @apps: not given up, each counted as one */
+  gboolean signal_cgroups;     /* --signal-cgroups */
+  guint n_dropped_cgroups;     /* of @cgroups: not signalled, given up */
+  GHashTable *stopping_cgroups; /* of @cgroups: signalled at the timeout */
 } Tool;
 
 typedef enum
@@ -72,6 +78,10 @@ WatchResult tool_watch_target  (Tool              *tool,
                                 GError           **error);
 void        tool_drop_target   (Tool              *tool,
                                 ProcwatchProcess  *process);
+guint       tool_signal_cgroups (Tool             *tool,
+                                 int               sig,
+                                 const char       *why,
+                                 gboolean          stopping);
 
 /* The parts of those that procwatch.c uses on its own: --dbus-name and
  * --cgroup-of reach a process other than by pid, and what is awaited is

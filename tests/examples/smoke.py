@@ -13,12 +13,14 @@
 #   smoke.py getting-started PAGE_MD SOURCE COMMAND...
 #   smoke.py watch-pidfd PAGE_MD PYTHON WATCH_PIDFD_PY
 #   smoke.py watch-app PAGE_MD SOURCE COMMAND...
+#   smoke.py stop-app PAGE_MD SOURCE COMMAND...
 #   smoke.py dbus-callers PAGE_MD SOURCE CLIENT COMMAND...
 #   smoke.py excerpt PAGE_MD SOURCE MARKER
 
 import ctypes
 import os
 import re
+import select
 import signal
 import subprocess
 import sys
@@ -273,6 +275,80 @@ def smoke_dbus_callers(client, command):
         finish(example)
 
 
+def remove_tree(top):
+    """Thaws, empties and removes a cgroup tree of ours."""
+    for root, dirs, _ in os.walk(top):
+        for name in dirs:
+            with open(os.path.join(root, name, 'cgroup.freeze'), 'w') as freeze:
+                freeze.write('0')
+    with open(os.path.join(top, 'cgroup.kill'), 'w') as kill:
+        kill.write('1')
+    with open(os.path.join(top, 'cgroup.events')) as events:
+        poll = select.poll()
+        poll.register(events, select.POLLPRI)
+        while 'populated 1' in os.pread(events.fileno(), 4096, 0).decode():
+            assert poll.poll(TIMEOUT_SECONDS * 1000), f'{top} stays populated'
+    for root, dirs, _ in os.walk(top, topdown=False):
+        for name in dirs:
+            os.rmdir(os.path.join(root, name))
+    os.rmdir(top)
+
+
+def smoke_stop_app(command):
+    """The example stops an app of two instances in a fake user manager's
+    tree, where it runs itself: one instance quits at TERM, the other
+    ignores it and is killed after the grace period. An app that is not
+    running is refused."""
+    mount = cgroup2_mount()
+    if mount is None:
+        print('cgroup v2 is not mounted here')
+        return SKIP
+    top = os.path.join(mount[0], f'gio-procwatch-smoke-apps-{os.getpid()}')
+    relative = mount[1].rstrip('/') + '/' + os.path.basename(top)
+    manager = f'user@{os.getuid()}.service'
+    units = ['app.slice/app-gnome-org.example.Smoke-4242.scope',
+             'app.slice/app-flatpak-org.example.Smoke-12.scope',
+             'session.slice/org.gnome.Shell@wayland.service']
+    try:
+        for unit in units:
+            os.makedirs(os.path.join(top, manager, unit))
+    except OSError as error:
+        print(f'cannot make cgroups under {mount[0]}: {error.strerror}')
+        return SKIP
+
+    gnome, flatpak, session = (os.path.join(top, manager, unit) for unit in units)
+    gnome_path, flatpak_path = (f'{relative}/{manager}/{unit}' for unit in units[:2])
+    try:
+        quitting = subprocess.Popen(['sleep', '1000'])
+        stubborn = subprocess.Popen(['sh', '-c', "trap '' TERM; exec sleep 1000"])
+        move(gnome, quitting.pid)
+        move(flatpak, stubborn.pid)
+        with quitting, stubborn, subprocess.Popen(command + ['org.example.Smoke'],
+                                                  stdout=subprocess.PIPE, text=True,
+                                                  preexec_fn=lambda: move(session, os.getpid())
+                                                  ) as example:
+            expect_line(example, f'stopping {flatpak_path}')
+            expect_line(example, f'stopping {gnome_path}')
+            expect_line(example, f'{gnome_path} is empty')
+            expect_line(example, 'killing what is left of org.example.Smoke')
+            expect_line(example, f'{flatpak_path} is empty')
+            expect_line(example, 'org.example.Smoke is gone')
+            finish(example)
+            assert quitting.wait() == -signal.SIGTERM
+            assert stubborn.wait() == -signal.SIGKILL
+
+        # Their units are still there, empty: no instance runs.
+        refused = subprocess.run(command + ['org.example.Smoke'], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True,
+                                 preexec_fn=lambda: move(session, os.getpid()))
+        print(refused.stderr, end='')
+        assert refused.returncode == 1 and refused.stdout == '', refused
+        assert 'org.example.Smoke is not running' in refused.stderr, refused
+    finally:
+        remove_tree(top)
+    return 0
+
+
 def main(argv):
     signal.signal(signal.SIGALRM, on_timeout)
     signal.alarm(TIMEOUT_SECONDS)
@@ -301,6 +377,9 @@ def main(argv):
     elif argv[1] == 'watch-app':
         assert_shown(argv[3], argv[2])
         return smoke_watch_app(argv[4:])
+    elif argv[1] == 'stop-app':
+        assert_shown(argv[3], argv[2])
+        return smoke_stop_app(argv[4:])
     elif argv[1] == 'dbus-callers':
         assert_shown(argv[3], argv[2])
         smoke_dbus_callers(argv[4], argv[5:])
