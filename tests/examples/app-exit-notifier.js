@@ -51,10 +51,13 @@ const desktopApp = name => ({get_app_info: () => ({}), get_name: () => name});
 // An app with no .desktop file: the shell names it after its window.
 const windowBackedApp = {get_app_info: () => null, get_name: () => 'whatever'};
 
-// A process that runs until told how to end.
+// A process that runs until told how to end. Without the sanitizer runtime
+// that ASan builds preload into gjs: it would turn the shell's own SIGSEGV
+// into an exit with status 1.
 function startProcess() {
-    const subprocess = Gio.Subprocess.new(['sh', '-c', 'read how; eval "$how"'],
-        Gio.SubprocessFlags.STDIN_PIPE);
+    const launcher = new Gio.SubprocessLauncher({flags: Gio.SubprocessFlags.STDIN_PIPE});
+    launcher.unsetenv('LD_PRELOAD');
+    const subprocess = launcher.spawnv(['sh', '-c', 'read how; eval "$how"']);
     return {subprocess, pid: parseInt(subprocess.get_identifier())};
 }
 
