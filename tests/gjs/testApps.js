@@ -60,11 +60,18 @@ class Tree {
         return {absolute, relative: `${this.relative}/${path}`};
     }
 
-    // A process in @cgroup; with @ignoreTerm it ignores SIGTERM.
+    // A process in @cgroup; with @ignoreTerm it ignores SIGTERM, from before
+    // it says it is ready (the ignored signal stays ignored across exec).
     spawn(cgroup, ignoreTerm = false) {
-        const argv = ignoreTerm ? ['sh', '-c', "trap '' TERM; exec sleep infinity"]
+        const argv = ignoreTerm ? ['sh', '-c', "trap '' TERM; echo ready; exec sleep infinity"]
             : ['sleep', 'infinity'];
-        const process = Gio.Subprocess.new(argv, Gio.SubprocessFlags.NONE);
+        const process = Gio.Subprocess.new(argv,
+            ignoreTerm ? Gio.SubprocessFlags.STDOUT_PIPE : Gio.SubprocessFlags.NONE);
+        if (ignoreTerm) {
+            const stdout = new Gio.DataInputStream({base_stream: process.get_stdout_pipe()});
+            const [line] = stdout.read_line_utf8(null);
+            assertEqual(line, 'ready', 'the TERM-ignoring process is ready');
+        }
         this.processes.push(process);
         writeProcFile(`${cgroup.absolute}/cgroup.procs`, process.get_identifier());
         return process;

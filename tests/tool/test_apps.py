@@ -68,10 +68,11 @@ def user_manager():
     made = UserManager(mount)
     started = []
 
-    def launch(unit, script='read x'):
-        """A shell running @script in the app unit @unit."""
+    def launch(unit, script='read x', setup=''):
+        """A shell running @script in the app unit @unit, once it has run
+        @setup (a trap, say) and said so."""
         path, directory = made.make('app.slice/' + unit)
-        proc = subprocess.Popen(['sh', '-c', 'echo ready; ' + script],
+        proc = subprocess.Popen(['sh', '-c', setup + 'echo ready; ' + script],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 preexec_fn=joiner(directory))
         assert proc.stdout.readline() == b'ready\n'
@@ -160,7 +161,7 @@ def test_send_term_then_kill_after(user_manager, tools):
     """An app whose processes ignore TERM: --send TERM reaches each (and
     they live on), -k sends KILL through cgroup.kill, and the app is gone."""
     path, proc = user_manager.launch('app-gnome-org.example.Stubborn-7.scope',
-                                     "trap '' TERM; sleep 300 & read x")
+                                     'sleep 300 & read x', setup="trap '' TERM; ")
     tool = tools('--json', '--app', 'org.example.Stubborn', '--send', 'TERM', '-k', '0.5',
                  '-t', '20', preexec_fn=joiner(user_manager.session))
 
