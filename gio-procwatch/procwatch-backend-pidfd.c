@@ -25,6 +25,7 @@
 #include "procwatch-backend-private.h"
 #include "procwatch-linux-private.h"
 #include "procwatch-proc-files-private.h"
+#include "procwatch-self-private.h"
 #include "procwatch-test-seam-private.h"
 
 #ifdef PROCWATCH_TEST_SEAM
@@ -348,10 +349,10 @@ parent_is_us (int  pidfd,
   GPid ppid = 0;
 
   if (procwatch_pidfd_get_info (pidfd, PIDFD_INFO_PID, &info))
-    return (GPid) info.ppid == getpid ();
+    return (GPid) info.ppid == procwatch_self_pid ();
 
   return pid > 0 &&
-         procwatch_proc_read_ppid (pid, &ppid) && ppid == getpid () &&
+         procwatch_proc_read_ppid (pid, &ppid) && ppid == procwatch_self_pid () &&
          !procwatch_pidfd_is_reaped (pidfd);
 }
 
@@ -519,7 +520,7 @@ child_exit_pending (ProcwatchHandle *handle)
           return FALSE;
         }
 
-      if ((GPid) pidfd_info.ppid != getpid ())
+      if ((GPid) pidfd_info.ppid != procwatch_self_pid ())
         {
           handle->exit_status_at_reap = TRUE;
           return FALSE;

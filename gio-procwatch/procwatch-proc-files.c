@@ -16,6 +16,7 @@
 #include <glib.h>
 
 #include "procwatch-proc-files-private.h"
+#include "procwatch-self-private.h"
 
 /* Reads up to @size - 1 bytes of @path and terminates them with a NUL.
  * /proc files are generated on read, so one read() of a large enough buffer
@@ -123,7 +124,7 @@ procwatch_proc_is_own_pid_ns (gboolean *own)
 
   target[length] = '\0';
   *own = g_ascii_string_to_signed (target, 10, 1, G_MAXINT, &value, NULL) &&
-         value == getpid ();
+         value == procwatch_self_pid ();
   return TRUE;
 }
 

@@ -10,6 +10,7 @@
 #include <gio/gio.h>
 
 #include "procwatch-i18n-private.h"
+#include "procwatch-self-private.h"
 #include "procwatch-source-private.h"
 
 /* Handles taken from the kernel per dispatch; more wait for the next
@@ -48,7 +49,7 @@ procwatch_source_dispatch (GSource     *source,
   ProcwatchSource *self = (ProcwatchSource *) source;
   gint64 ready_time = g_source_get_ready_time (source);
 
-  if (getpid () != self->creator_pid)
+  if (procwatch_self_pid () != self->creator_pid)
     return G_SOURCE_REMOVE;
 
   g_rec_mutex_lock (&self->owner_lock);
@@ -112,7 +113,7 @@ procwatch_source_new (gboolean                   pollable,
   self->ready_func = ready_func;
   self->timer_func = timer_func;
   self->owner = owner;
-  self->creator_pid = getpid ();
+  self->creator_pid = procwatch_self_pid ();
   g_rec_mutex_init (&self->owner_lock);
 
   if (pollable && !procwatch_source_ensure_epoll ((GSource *) self, error))

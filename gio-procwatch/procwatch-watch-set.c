@@ -10,6 +10,7 @@
 #include "procwatch-cgroup-files-private.h"
 #include "procwatch-i18n-private.h"
 #include "procwatch-process-private.h"
+#include "procwatch-self-private.h"
 #include "procwatch-watch-set-private.h"
 
 /* Brackets every operation that changes the set, so that the dispatch can
@@ -64,7 +65,7 @@ void
 procwatch_watch_set_init (ProcwatchWatchSet *set,
                           GObject           *monitor)
 {
-  set->owner.creator_pid = getpid ();
+  set->owner.creator_pid = procwatch_self_pid ();
   set->backend = procwatch_backend_get_default ();
   set->monitor = monitor;
   set->context = g_main_context_ref_thread_default ();

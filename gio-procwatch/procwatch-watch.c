@@ -13,11 +13,12 @@
 #include "procwatch-i18n-private.h"
 #include "procwatch-watch-private.h"
 #include "procwatch-linux-private.h"
+#include "procwatch-self-private.h"
 
 gboolean
 procwatch_watch_owner_is_forked_copy (const ProcwatchWatchOwner *owner)
 {
-  return getpid () != owner->creator_pid;
+  return procwatch_self_pid () != owner->creator_pid;
 }
 
 gboolean

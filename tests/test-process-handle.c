@@ -1882,6 +1882,78 @@ test_model_forked_copy (void)
   assert_changes (observer, 1, 0, 1, 0);
 }
 
+static void
+on_forked_exited (ProcwatchProcessMonitor *monitor,
+                  ProcwatchProcess        *process,
+                  gpointer                 user_data)
+{
+  int *exit_status = user_data;
+
+  /* A child's status is promised at "exited": only if the monitor knows
+   * the process is its own child, which it tells by its own pid. */
+  *exit_status = procwatch_process_has_status (process) &&
+                 procwatch_process_get_if_exited (process)
+                   ? procwatch_process_get_exit_status (process) : -1;
+}
+
+/* After fork () without exec, a monitor made in the child belongs to the
+ * child: it dispatches there and knows the child's children as its own.
+ * The library caches its own pid, so this holds only if the cache is
+ * renewed in a fork's child. */
+static void
+test_model_forked_child_monitor (void)
+{
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  g_autoptr(TestProcess) target = test_process_spawn (TEST_PROCESS_CHILD);
+  g_autoptr(ProcwatchProcess) process = watch_pid (monitor, test_process_get_pid (target));
+  int status;
+  pid_t pid;
+
+  /* The parent's monitor has dispatched: the parent's pid is cached. */
+  test_process_exit (target, 0);
+  while (procwatch_process_get_state (process) == PROCWATCH_PROCESS_STATE_RUNNING)
+    g_main_context_iteration (NULL, TRUE);
+
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      g_autoptr(ProcwatchProcessMonitor) own = procwatch_process_monitor_new ();
+      g_autoptr(ProcwatchProcess) grandchild = NULL;
+      int go[2];
+      int exit_status = -2;
+      pid_t inner;
+      char byte = 0;
+
+      if (pipe (go) < 0)
+        _exit (2);
+      inner = fork ();
+      if (inner < 0)
+        _exit (2);
+      if (inner == 0)
+        {
+          close (go[1]);
+          _exit (read (go[0], &byte, 1) == 1 ? 7 : 8);
+        }
+      close (go[0]);
+
+      grandchild = procwatch_process_monitor_watch_pid (own, inner, NULL);
+      if (grandchild == NULL)
+        _exit (3);
+      g_signal_connect (own, "exited", G_CALLBACK (on_forked_exited), &exit_status);
+      if (write (go[1], &byte, 1) != 1)
+        _exit (4);
+      while (exit_status == -2)
+        g_main_context_iteration (NULL, TRUE);
+
+      _exit (exit_status == 7 ? 0 : 5);
+    }
+
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+}
+
 /* A process watched by pid, reaped before the main loop runs, then handed
  * over again as a pidfd (fd passing, a bus sending ProcessFD): the pidfd
  * names no pid any more, yet it is the process already watched. */
@@ -1979,6 +2051,7 @@ main (int   argc,
   g_test_add_func ("/handle/model/reentrant", test_model_reentrant);
   g_test_add_func ("/handle/model/close-at-addition", test_model_close_at_addition);
   g_test_add_func ("/handle/model/forked-copy", test_model_forked_copy);
+  g_test_add_func ("/handle/model/forked-child-monitor", test_model_forked_child_monitor);
 
   return g_test_run ();
 }
