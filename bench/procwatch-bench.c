@@ -3471,7 +3471,9 @@ cmd_callgrind_inner (void)
   if (g_str_equal (opt_mode, "child"))
     return callgrind_child_inner ();
 
-  g_main_context_set_poll_func (context, recording_poll);
+  /* Exit mode asks it whether anything is pending (settle_context). */
+  if (g_str_equal (opt_mode, "exit"))
+    g_main_context_set_poll_func (context, recording_poll);
 
   if (g_str_has_prefix (peer, "monitor"))
     {
