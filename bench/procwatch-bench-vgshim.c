@@ -4,7 +4,8 @@
  * Preloaded into procwatch-bench under valgrind 3.19, which knows neither
  * pidfd_open nor clone3. The library's backend probe opens a pidfd of its
  * own process: that one was opened before valgrind started and is handed
- * over in PROCWATCH_BENCH_SELF_PIDFD. clone3 is refused as on kernels that
+ * over in PROCWATCH_BENCH_SELF_PIDFD; a child's, in callgrind's child mode,
+ * in PROCWATCH_BENCH_CHILD_PIDFD. clone3 is refused as on kernels that
  * filter it, so that the probe falls back to asking pidfs.
  */
 
@@ -52,6 +53,17 @@ syscall (long number,
 
       if (self_fd != NULL)
         return fcntl (atoi (self_fd), F_DUPFD_CLOEXEC, 3);
+    }
+
+  /* "PID:FD": the pidfd of a child, opened by the process outside valgrind
+   * (callgrind mode child), for g_child_watch_add's pidfd_open. */
+  if (number == SYS_pidfd_open && args[1] == 0)
+    {
+      const char *child = getenv ("PROCWATCH_BENCH_CHILD_PIDFD");
+      char *end = NULL;
+
+      if (child != NULL && strtol (child, &end, 10) == args[0] && *end == ':')
+        return fcntl (atoi (end + 1), F_DUPFD_CLOEXEC, 3);
     }
 
   if (real_syscall == NULL)

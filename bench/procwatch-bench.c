@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -74,7 +75,7 @@ static GOptionEntry entries[] = {
   { "psutil-script", 0, 0, G_OPTION_ARG_FILENAME, &opt_psutil_script, "bench/peer-psutil.py", "PATH" },
   { "python", 0, 0, G_OPTION_ARG_FILENAME, &opt_python, "Python with psutil", "PATH" },
   { "mode", 0, 0, G_OPTION_ARG_STRING, &opt_mode,
-    "callgrind: iter, exit, listexit, listunwatch or listwatch", "MODE" },
+    "callgrind: iter, exit, child, listexit, listunwatch or listwatch", "MODE" },
   { "out", 0, 0, G_OPTION_ARG_FILENAME, &opt_out, "callgrind output file", "PATH" },
   { "valgrind", 0, 0, G_OPTION_ARG_FILENAME, &opt_valgrind, "valgrind executable", "PATH" },
   { "shim", 0, 0, G_OPTION_ARG_FILENAME, &opt_shim, "procwatch-bench-vgshim.so", "PATH" },
@@ -88,6 +89,8 @@ static GOptionEntry entries[] = {
     "scale, memory: procwatch-bench-sleepers", "PATH" },
   { NULL }
 };
+
+static gboolean raise_fd_limit_to (rlim_t needed);
 
 /* Output */
 
@@ -719,6 +722,425 @@ cmd_latency (void)
   unlink (run.pidfile);
   g_free (run.pidfile);
   g_object_unref (run.monitor);
+  return 0;
+}
+
+/* The exit's full cost (issue 27, target 1): GLib 2.74 dispatches a
+ * non-recursive source between block_source () and unblock_source (), and
+ * the re-added poll record writes the context's wakeup eventfd, so every
+ * such dispatch is followed by one more, empty, main-loop iteration. Left
+ * alone, that iteration ran at the start of the next exit's loop, merged
+ * into the iteration that dispatched it (only its eventfd read counted),
+ * and after the last exit not at all. Now each exit is followed by
+ * settle_context (): it iterates without blocking as long as anything is
+ * pending on the context, inside the counted span, for every peer alike.
+ * Whether something is pending is asked with collection off (a poll () of
+ * the fds the context polled last, its wakeup eventfd among them: GLib
+ * signals that for every change that needs an iteration), so that a context
+ * with nothing pending, a recursive source's, pays for no probing
+ * iteration. The iterations run in settle_iteration (), whose inclusive
+ * cost callgrind's output gives on its own: the trailing part. */
+
+static GPollFD *settle_fds;
+static guint settle_n_fds;
+
+static int
+recording_poll (GPollFD *fds,
+                guint    n_fds,
+                int      timeout)
+{
+  settle_fds = fds;
+  settle_n_fds = n_fds;
+  return g_poll (fds, n_fds, timeout);
+}
+
+static gboolean
+context_has_pending (void)
+{
+  struct pollfd fds[64];
+  guint n = MIN (settle_n_fds, G_N_ELEMENTS (fds));
+  guint i;
+
+  for (i = 0; i < n; i++)
+    fds[i] = (struct pollfd) { settle_fds[i].fd, settle_fds[i].events, 0 };
+
+  if (n == 0 || poll (fds, n, 0) <= 0)
+    return FALSE;
+
+  /* Not a source's fd closed since (POLLNVAL): nothing waits on it. */
+  for (i = 0; i < n; i++)
+    if (fds[i].revents != 0 && !(fds[i].revents & POLLNVAL))
+      return TRUE;
+
+  return FALSE;
+}
+
+__attribute__ ((noinline)) static gboolean
+settle_iteration (GMainContext *context)
+{
+  return g_main_context_iteration (context, FALSE);
+}
+
+/* Returns the number of iterations it ran; called with collection on. */
+static guint
+settle_context (GMainContext *context)
+{
+  guint n = 0;
+
+  for (;;)
+    {
+      gboolean pending;
+
+      CALLGRIND_TOGGLE_COLLECT;
+      pending = context_has_pending ();
+      CALLGRIND_TOGGLE_COLLECT;
+      if (!pending || n >= 100)
+        break;
+      settle_iteration (context);
+      n++;
+    }
+
+  return n;
+}
+
+/* Whether a callgrind function name is @function or a clone the compiler
+ * made of it ("settle_iteration.isra.0"). */
+static gboolean
+callgrind_name_is (const char *name,
+                   const char *function)
+{
+  gsize length = strlen (function);
+
+  return strncmp (name, function, length) == 0 && (name[length] == '\0' || name[length] == '.');
+}
+
+/* The inclusive instructions of every call to @function in a callgrind
+ * output (the cost line after each "calls=" line of a "cfn=" naming it),
+ * or -1 if it was never called. */
+static gint64
+callgrind_inclusive (const char *output,
+                     const char *function)
+{
+  g_auto(GStrv) lines = g_strsplit (output, "\n", -1);
+  g_autofree char *id = NULL;
+  gboolean in_call = FALSE;
+  gboolean after_calls = FALSE;
+  gint64 total = -1;
+  guint i;
+
+  for (i = 0; lines[i] != NULL; i++)
+    {
+      const char *line = lines[i];
+
+      if (after_calls)
+        {
+          const char *cost = strchr (line, ' ');
+
+          if (in_call && cost != NULL)
+            total = MAX (total, 0) + g_ascii_strtoll (cost + 1, NULL, 10);
+          after_calls = FALSE;
+          in_call = FALSE;
+          continue;
+        }
+
+      if (g_str_has_prefix (line, "fn=") || g_str_has_prefix (line, "cfn="))
+        {
+          const char *name = strchr (line, '=') + 1;
+          const char *space = strchr (name, ' ');
+
+          /* "(id) name" defines an id, "(id)" refers to one. */
+          if (id == NULL && space != NULL && callgrind_name_is (space + 1, function))
+            id = g_strndup (name, space - name);
+          if (line[0] == 'c')
+            in_call = (id != NULL && (g_str_equal (name, id) ||
+                                      (g_str_has_prefix (name, id) && name[strlen (id)] == ' '))) ||
+                      (space != NULL && callgrind_name_is (space + 1, function));
+        }
+      else if (g_str_has_prefix (line, "calls="))
+        {
+          after_calls = TRUE;
+        }
+    }
+
+  return total;
+}
+
+/* The inner process's tally, sent to the outer after its last request. */
+#define CTL_TALLY (-2)
+
+typedef struct
+{
+  guint exit_iterations;    /* up to the callbacks, all exits */
+  guint settle_iterations;  /* after them (settle_context) */
+} InnerTally;
+
+static void
+inner_send_tally (const InnerTally *tally)
+{
+  int marker = CTL_TALLY;
+
+  bench_write_all (opt_ctl_fd, &marker, sizeof marker);
+  bench_write_all (opt_ctl_fd, tally, sizeof *tally);
+}
+
+/* The pidfd of a child of the inner process, opened by the outer one (no
+ * pidfd_open under valgrind 3.19), goes back with SCM_RIGHTS. */
+static void
+send_fd (int socket_fd,
+         int fd)
+{
+  char byte = 'f';
+  struct iovec iov = { &byte, 1 };
+  union { struct cmsghdr header; char space[CMSG_SPACE (sizeof (int))]; } control;
+  struct msghdr message = { 0 };
+  struct cmsghdr *header;
+
+  memset (&control, 0, sizeof control);
+  message.msg_iov = &iov;
+  message.msg_iovlen = 1;
+  message.msg_control = control.space;
+  message.msg_controllen = sizeof control.space;
+  header = CMSG_FIRSTHDR (&message);
+  header->cmsg_level = SOL_SOCKET;
+  header->cmsg_type = SCM_RIGHTS;
+  header->cmsg_len = CMSG_LEN (sizeof (int));
+  memcpy (CMSG_DATA (header), &fd, sizeof (int));
+
+  while (sendmsg (socket_fd, &message, 0) < 0)
+    if (errno != EINTR)
+      g_error ("procwatch-bench: sendmsg: %s", g_strerror (errno));
+}
+
+static int
+receive_fd (int socket_fd)
+{
+  char byte;
+  struct iovec iov = { &byte, 1 };
+  union { struct cmsghdr header; char space[CMSG_SPACE (sizeof (int))]; } control;
+  struct msghdr message = { 0 };
+  struct cmsghdr *header;
+  int fd = -1;
+
+  message.msg_iov = &iov;
+  message.msg_iovlen = 1;
+  message.msg_control = control.space;
+  message.msg_controllen = sizeof control.space;
+  while (recvmsg (socket_fd, &message, MSG_CMSG_CLOEXEC) < 0)
+    if (errno != EINTR)
+      return -1;
+
+  header = CMSG_FIRSTHDR (&message);
+  if (header != NULL && header->cmsg_type == SCM_RIGHTS)
+    memcpy (&fd, CMSG_DATA (header), sizeof (int));
+  return fd;
+}
+
+/* 1b. Syscalls from the wake-up to "exited" (issue 27, target 3)
+ *
+ * Run under strace -f by bench/run: the harness marks the moments with
+ * writes to fd -1 (EBADF, nothing else happens), "pw:poll" each time the
+ * main loop's poll () returns, "pw:handler" and "pw:handler-end" around the
+ * peer's handler (its own work, such as the bare GSource's epoll_wait or
+ * the "exited" handler's waitpid, lies between those two), "pw:start" and
+ * "pw:end" around one exit (from the trigger to everything settled, as in
+ * callgrind's exit mode: pending iterations run, asked between "pw:probe"
+ * and "pw:probe-end"). bench/run lists, per peer, the syscalls between the
+ * last poll before the handler and the handler, and those after it. */
+
+static gboolean syscall_marks;
+
+static void
+mark (const char *tag)
+{
+  gssize ignored;
+
+  if (!syscall_marks)
+    return;
+  ignored = write (-1, tag, strlen (tag));
+  (void) ignored;
+}
+
+static int
+marking_poll (GPollFD *fds,
+              guint    n_fds,
+              int      timeout)
+{
+  int ret = recording_poll (fds, n_fds, timeout);
+
+  mark ("pw:poll");
+  return ret;
+}
+
+typedef struct
+{
+  int epoll_fd;
+  GPid pid;
+  gboolean reap;
+  gboolean done;
+} SyscallRound;
+
+static gboolean
+on_syscalls_epoll (int           fd,
+                   GIOCondition  condition,
+                   gpointer      user_data)
+{
+  SyscallRound *round = user_data;
+  struct epoll_event event;
+
+  mark ("pw:handler");
+  /* What a bare GSource does to learn which process: its own work. */
+  if (epoll_wait (round->epoll_fd, &event, 1, 0) == 1)
+    epoll_ctl (round->epoll_fd, EPOLL_CTL_DEL, event.data.fd, NULL);
+  mark ("pw:handler-end");
+  round->done = TRUE;
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+on_syscalls_exited (ProcwatchProcessMonitor *monitor,
+                    ProcwatchProcess        *process,
+                    SyscallRound            *round)
+{
+  if (procwatch_process_get_pid (process) != round->pid)
+    return;
+
+  mark ("pw:handler");
+  if (round->reap)
+    while (waitpid (round->pid, NULL, 0) < 0 && errno == EINTR)
+      ;
+  mark ("pw:handler-end");
+  round->done = TRUE;
+}
+
+static void
+on_syscalls_child (GPid     pid,
+                   int      status,
+                   gpointer user_data)
+{
+  SyscallRound *round = user_data;
+
+  mark ("pw:handler");
+  mark ("pw:handler-end");
+  round->done = TRUE;
+}
+
+static void
+syscalls_settle (void)
+{
+  for (;;)
+    {
+      gboolean pending;
+
+      mark ("pw:probe");
+      pending = context_has_pending ();
+      mark ("pw:probe-end");
+      if (!pending)
+        break;
+      g_main_context_iteration (NULL, FALSE);
+    }
+}
+
+static void
+syscalls_round (ProcwatchProcessMonitor *monitor,
+                SyscallRound            *round,
+                Peer                     peer,
+                gboolean                 child)
+{
+  g_autofree char *start = g_strdup_printf ("pw:start:%s:%s", peer_names[peer],
+                                            child ? "child" : "nonchild");
+  g_autoptr(ProcwatchProcess) process = NULL;
+  BenchTarget target;
+  guint source_id = 0;
+  int pidfd = -1;
+
+  bench_target_spawn (&target, child);
+  round->pid = target.pid;
+  round->done = FALSE;
+  round->reap = child;
+  round->epoll_fd = -1;
+
+  if (peer == PEER_EPOLLSOURCE)
+    {
+      struct epoll_event event = { .events = EPOLLIN };
+
+      round->epoll_fd = epoll_create1 (EPOLL_CLOEXEC);
+      pidfd = bench_pidfd_open (target.pid);
+      event.data.fd = pidfd;
+      epoll_ctl (round->epoll_fd, EPOLL_CTL_ADD, pidfd, &event);
+      source_id = g_unix_fd_add (round->epoll_fd, G_IO_IN, on_syscalls_epoll, round);
+    }
+  else if (peer == PEER_MONITOR)
+    {
+      process = procwatch_process_monitor_watch_pid (monitor, target.pid, NULL);
+    }
+  else
+    {
+      g_child_watch_add (target.pid, on_syscalls_child, round);
+      target.reaped = TRUE;
+    }
+
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+
+  mark (start);
+  bench_target_trigger (&target);
+  while (!round->done)
+    g_main_context_iteration (NULL, TRUE);
+  /* The monitor's "reaped" of a non-child may come in a wake-up of its own. */
+  if (peer == PEER_MONITOR && !child)
+    while (procwatch_process_get_state (process) != PROCWATCH_PROCESS_STATE_REAPED)
+      g_main_context_iteration (NULL, TRUE);
+  syscalls_settle ();
+  mark ("pw:end");
+
+  if (source_id != 0)
+    g_source_remove (source_id);
+  if (round->epoll_fd >= 0)
+    close (round->epoll_fd);
+  if (pidfd >= 0)
+    close (pidfd);
+  if (peer == PEER_MONITOR)
+    procwatch_process_monitor_unwatch (monitor, target.pid);
+  if (child && peer == PEER_MONITOR)
+    target.reaped = TRUE;
+  bench_target_finish (&target);
+}
+
+static int
+cmd_syscalls (void)
+{
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  const struct { Peer peer; gboolean child; } cases[] = {
+    { PEER_EPOLLSOURCE, TRUE }, { PEER_EPOLLSOURCE, FALSE },
+    { PEER_MONITOR, TRUE }, { PEER_MONITOR, FALSE },
+    { PEER_CHILDWATCH, TRUE },
+  };
+  SyscallRound round = { 0 };
+  g_autoptr(GString) tids = g_string_new (NULL);
+  g_autoptr(GDir) tasks = NULL;
+  const char *entry;
+  int r;
+  guint c;
+
+  g_signal_connect (monitor, "exited", G_CALLBACK (on_syscalls_exited), &round);
+  if (!monitor_backend_ok (monitor))
+    return 0;
+  g_main_context_set_poll_func (NULL, marking_poll);
+  syscall_marks = TRUE;
+
+  for (r = 0; r < opt_rounds; r++)
+    for (c = 0; c < G_N_ELEMENTS (cases); c++)
+      if (list_has (opt_peers, peer_names[cases[c].peer]))
+        syscalls_round (monitor, &round, cases[c].peer, cases[c].child);
+
+  syscall_marks = FALSE;
+  /* Which strace -f pids are this process's threads (the others are
+   * processes it started). */
+  tasks = g_dir_open ("/proc/self/task", 0, NULL);
+  while (tasks != NULL && (entry = g_dir_read_name (tasks)) != NULL)
+    g_string_append_printf (tids, "%s%s", tids->len > 0 ? ", " : "", entry);
+  print_line ("{\"bench\": \"syscalls-tids\", \"label\": \"%s\", \"pid\": %d, \"tids\": [%s]}",
+              opt_label != NULL ? opt_label : "", (int) getpid (), tids->str);
   return 0;
 }
 
@@ -1358,6 +1780,192 @@ cmd_watchcost (void)
       g_array_unref (all_unwatch[p]);
     }
 
+  bench_sleepers_finish (&sleepers);
+  return 0;
+}
+
+/* 4b. Watch cost at N watched, with name and cgroup (issue 27, target 4)
+ *
+ * N (--n, 10,000) processes are watched by the monitor and, beside it, by
+ * raw pidfd_open + epoll_ctl (the floor); then, round by round, --iters more
+ * processes are watched and unwatched again, each call timed: per process,
+ * the monitor's watch_pid, the floor's pidfd_open + EPOLL_CTL_ADD, and the
+ * name read on its own (open, read, close of /proc/PID/comm, as a watch
+ * reads the name), the three in turns (a different one first for each
+ * process), so that sample i of every series is the same process at nearly
+ * the same moment: bench/run pairs them. With --sleepers the processes are
+ * procwatch-bench-sleepers' (comm "procwatch-bench", 15 bytes), born in
+ * PROCWATCH_BENCH_CGROUP (bench/run makes it as long as an app scope's).
+ * The first round warms the caches and is not recorded. The floor watches
+ * all N if RLIMIT_NOFILE can be raised above 2 (N + iters), else as many as
+ * fit ("watched" in its record). */
+
+enum { WATCHAT_MONITOR, WATCHAT_EPOLL, WATCHAT_NAME, N_WATCHAT };
+
+static const char *watchat_names[N_WATCHAT] = { "monitor", "epoll", "name" };
+
+static gint64
+watchat_one (int                      kind,
+             ProcwatchProcessMonitor *monitor,
+             int                      epoll_fd,
+             GPid                     pid,
+             int                     *pidfd)
+{
+  gint64 t0 = bench_now_ns ();
+
+  if (kind == WATCHAT_MONITOR)
+    {
+      ProcwatchProcess *process = procwatch_process_monitor_watch_pid (monitor, pid, NULL);
+
+      if (process == NULL)
+        g_error ("procwatch-bench: cannot watch %d", (int) pid);
+      g_object_unref (process);
+    }
+  else if (kind == WATCHAT_EPOLL)
+    {
+      struct epoll_event event = { .events = EPOLLIN, .data.u32 = (guint32) pid };
+
+      *pidfd = bench_pidfd_open (pid);
+      if (*pidfd < 0 || epoll_ctl (epoll_fd, EPOLL_CTL_ADD, *pidfd, &event) < 0)
+        g_error ("procwatch-bench: cannot watch %d: %s", (int) pid, g_strerror (errno));
+    }
+  else
+    {
+      char path[64];
+      char name[64];
+      int fd;
+
+      g_snprintf (path, sizeof path, "/proc/%d/comm", (int) pid);
+      fd = open (path, O_RDONLY | O_CLOEXEC);
+      if (fd < 0 || read (fd, name, sizeof name) <= 0)
+        g_error ("procwatch-bench: cannot read %s", path);
+      close (fd);
+    }
+
+  return bench_now_ns () - t0;
+}
+
+static int
+cmd_watchat (void)
+{
+  guint n = (guint) opt_n;
+  guint extra = (guint) opt_iters;
+  guint floor_n = n;
+  BenchSleepers sleepers = { 0 };
+  g_autoptr(ProcwatchProcessMonitor) monitor = NULL;
+  g_autofree int *fds = g_new (int, n + extra);
+  GArray *watch_ns[N_WATCHAT];
+  GArray *unwatch_ns[2];
+  g_autoptr(ProcwatchProcess) sample = NULL;
+  const GPid *pids;
+  int epoll_fd;
+  int round;
+  guint i;
+  int k;
+
+  /* The floor watches as many of the N as the fd limit leaves room for,
+   * all N where RLIMIT_NOFILE can be raised (CAP_SYS_RESOURCE): its costs
+   * (the fd table's lowest free slot, the epoll tree's depth) hardly change
+   * between 9,000 and 10,000. */
+  if (!raise_fd_limit_to (2 * (rlim_t) (n + extra) + 256))
+    {
+      struct rlimit limit;
+
+      bench_raise_fd_limit ();
+      getrlimit (RLIMIT_NOFILE, &limit);
+      if (limit.rlim_cur < (rlim_t) (n + 2 * extra) + 512)
+        {
+          g_printerr ("procwatch-bench: RLIMIT_NOFILE %lu is too low for %u watched\n",
+                      (unsigned long) limit.rlim_cur, n);
+          return 1;
+        }
+      floor_n = MIN (n, (guint) (limit.rlim_cur - (n + 2 * extra) - 256));
+    }
+  if (!(opt_sleepers != NULL ? bench_sleepers_spawn_program (&sleepers, n + extra, opt_sleepers)
+                             : bench_sleepers_spawn (&sleepers, n + extra)))
+    return 1;
+  pids = (const GPid *) sleepers.pids->data;
+
+  monitor = procwatch_process_monitor_new ();
+  if (!monitor_backend_ok (monitor))
+    {
+      bench_sleepers_finish (&sleepers);
+      return 0;
+    }
+  epoll_fd = epoll_create1 (EPOLL_CLOEXEC);
+
+  for (k = 0; k < N_WATCHAT; k++)
+    watch_ns[k] = g_array_new (FALSE, FALSE, sizeof (gint64));
+  for (k = 0; k < 2; k++)
+    unwatch_ns[k] = g_array_new (FALSE, FALSE, sizeof (gint64));
+
+  for (i = 0; i < n; i++)
+    {
+      watchat_one (WATCHAT_MONITOR, monitor, epoll_fd, pids[i], &fds[i]);
+      fds[i] = -1;
+      if (i < floor_n)
+        watchat_one (WATCHAT_EPOLL, monitor, epoll_fd, pids[i], &fds[i]);
+    }
+  sample = procwatch_process_monitor_watch_pid (monitor, pids[0], NULL);
+
+  for (round = 0; round < opt_rounds + 1; round++)
+    {
+      for (i = n; i < n + extra; i++)
+        for (k = 0; k < N_WATCHAT; k++)
+          {
+            int kind = (k + i + round) % N_WATCHAT;
+            gint64 ns = watchat_one (kind, monitor, epoll_fd, pids[i], &fds[i]);
+
+            if (round > 0)
+              g_array_append_val (watch_ns[kind], ns);
+          }
+
+      for (i = n; i < n + extra; i++)
+        {
+          gint64 t0 = bench_now_ns ();
+          gint64 t1, t2;
+
+          procwatch_process_monitor_unwatch (monitor, pids[i]);
+          t1 = bench_now_ns ();
+          epoll_ctl (epoll_fd, EPOLL_CTL_DEL, fds[i], NULL);
+          close (fds[i]);
+          t2 = bench_now_ns ();
+          if (round > 0)
+            {
+              g_array_append_val (unwatch_ns[0], (gint64) { t1 - t0 });
+              g_array_append_val (unwatch_ns[1], (gint64) { t2 - t1 });
+            }
+        }
+    }
+
+  for (k = 0; k < N_WATCHAT; k++)
+    {
+      g_autofree char *fields = NULL;
+
+      fields = g_strdup_printf ("\"op\": \"watch\", \"peer\": \"%s\", \"n\": %u, "
+                                "\"watched\": %u, \"name_length\": %d, \"cgroup_length\": %d",
+                                watchat_names[k], n, k == WATCHAT_EPOLL ? floor_n : n,
+                                procwatch_process_get_name (sample) != NULL ?
+                                  (int) strlen (procwatch_process_get_name (sample)) : -1,
+                                procwatch_process_get_cgroup (sample) != NULL ?
+                                  (int) strlen (procwatch_process_get_cgroup (sample)) : -1);
+      print_samples ("watchat", fields, (gint64 *) watch_ns[k]->data, watch_ns[k]->len);
+      g_array_unref (watch_ns[k]);
+    }
+  for (k = 0; k < 2; k++)
+    {
+      g_autofree char *fields = g_strdup_printf ("\"op\": \"unwatch\", \"peer\": \"%s\", "
+                                                 "\"n\": %u", watchat_names[k], n);
+
+      print_samples ("watchat", fields, (gint64 *) unwatch_ns[k]->data, unwatch_ns[k]->len);
+      g_array_unref (unwatch_ns[k]);
+    }
+
+  g_clear_object (&sample);
+  g_clear_object (&monitor);
+  for (i = 0; i < floor_n; i++)
+    close (fds[i]);
+  close (epoll_fd);
   bench_sleepers_finish (&sleepers);
   return 0;
 }
@@ -2448,7 +3056,11 @@ cmd_callgrind (char *self_path)
   pid_t pid;
   guint i;
   g_autofree char *output = NULL;
+  g_autofree char *extra = NULL;
   const char *summary;
+  gboolean child_mode = g_strcmp0 (opt_mode, "child") == 0;
+  InnerTally tally = { 0 };
+  gboolean have_tally = FALSE;
 
   if (opt_valgrind == NULL || opt_shim == NULL || opt_out == NULL || opt_mode == NULL)
     {
@@ -2457,12 +3069,12 @@ cmd_callgrind (char *self_path)
     }
 
   bench_raise_fd_limit ();
-  if (!bench_sleepers_spawn (&sleepers, opt_n))
+  if (!child_mode && !bench_sleepers_spawn (&sleepers, opt_n))
     return 1;
 
   /* Handed over as one consecutive range, above the few fds of our own. */
   base = 64;
-  for (i = 0; i < (guint) opt_n; i++)
+  for (i = 0; i < (guint) (child_mode ? 0 : opt_n); i++)
     {
       int fd = bench_pidfd_open (g_array_index (sleepers.pids, GPid, i));
 
@@ -2507,7 +3119,23 @@ cmd_callgrind (char *self_path)
    * back once the process has been reaped: it then finds exit and reap
    * together, one wake-up per process for every peer, whatever the timing. */
   while (bench_read_all (ctl[0], &index, sizeof index))
-    if (index >= 0 && index < opt_n)
+    if (index == CTL_TALLY)
+      {
+        if (!bench_read_all (ctl[0], &tally, sizeof tally))
+          break;
+        have_tally = TRUE;
+      }
+    else if (child_mode)
+      {
+        /* The inner process's child, index its pid: its pidfd goes back. */
+        int pidfd = bench_pidfd_open (index);
+
+        if (pidfd < 0)
+          g_error ("procwatch-bench: pidfd_open (%d): %s", index, g_strerror (errno));
+        send_fd (ctl[0], pidfd);
+        close (pidfd);
+      }
+    else if (index >= 0 && index < opt_n)
       {
         struct pollfd hangup = { base + index, 0, 0 };
 
@@ -2517,11 +3145,12 @@ cmd_callgrind (char *self_path)
         bench_write_all (ctl[0], "r", 1);
       }
   close (ctl[0]);
-  for (i = 0; i < (guint) opt_n; i++)
+  for (i = 0; i < (guint) (child_mode ? 0 : opt_n); i++)
     close (base + i);
 
   waitpid (pid, &status, 0);
-  bench_sleepers_finish (&sleepers);
+  if (!child_mode)
+    bench_sleepers_finish (&sleepers);
 
   if (!WIFEXITED (status) || WEXITSTATUS (status) != 0 ||
       !g_file_get_contents (opt_out, &output, NULL, NULL))
@@ -2536,28 +3165,44 @@ cmd_callgrind (char *self_path)
   if (summary == NULL)
     return 1;
 
+  /* exit and child modes: the part after the callbacks on its own. */
+  if (have_tally)
+    {
+      gint64 trailing = callgrind_inclusive (output, "settle_iteration");
+
+      extra = g_strdup_printf (", \"trailing_instructions\": %" G_GINT64_FORMAT ", "
+                               "\"exit_iterations\": %u, \"settle_iterations\": %u",
+                               MAX (trailing, 0), tally.exit_iterations,
+                               tally.settle_iterations);
+    }
+
   print_line ("{\"bench\": \"callgrind\", \"label\": \"%s\", \"mode\": \"%s\", \"peer\": \"%s\", "
-              "\"n\": %d, \"iters\": %d, \"instructions\": %s}",
+              "\"n\": %d, \"iters\": %d, \"instructions\": %s%s}",
               opt_label != NULL ? opt_label : "", opt_mode, peer, opt_n,
               opt_iters, g_strstrip (g_strndup (strchr (summary, ':') + 1,
-                                                strcspn (strchr (summary, ':') + 1, "\n"))));
+                                                strcspn (strchr (summary, ':') + 1, "\n"))),
+              extra != NULL ? extra : "");
   return 0;
 }
 
-static gboolean
+/* Returns the main-loop iterations it ran. */
+static guint
 inner_reaped (int       epoll_fd,
               FdWatch  *watches,
               Counter  *counter,
               guint     n_reaped)
 {
+  guint n = 0;
+
   if (epoll_fd >= 0)
     epoll_run_until (epoll_fd, watches, counter, n_reaped);
   else
-    while (counter->n_reaped < n_reaped)
+    for (; counter->n_reaped < n_reaped; n++)
       g_main_context_iteration (NULL, TRUE);
 
-  return TRUE;
+  return n;
 }
+
 
 /* The list model's operations one by one, N watched processes throughout:
  * the pidfds of opt_n processes are handed over; the first opt_n - opt_iters
@@ -2655,6 +3300,157 @@ callgrind_list_inner (void)
   return 0;
 }
 
+/* Mode "child" (issue 27, target 2): one child of the process under
+ * valgrind at a time, killed inside the counted span, which ends once
+ * everything has settled. "monitor": watched with watch_pidfd (its pidfd
+ * opened by the outer process), reaped by the "exited" handler
+ * (waitpid ()), counted to "reaped"; "childwatch": g_child_watch_add (),
+ * which reaps it itself (on its pidfd, as natively: the shim hands GLib's
+ * pidfd_open the one the outer process opened), counted to its callback.
+ * One child at a time: without pidfds GLib would call waitpid () on every
+ * watched child at each SIGCHLD. */
+
+typedef struct
+{
+  guint n_exited;
+  guint n_reaped;
+} ChildTally;
+
+static void
+on_child_mode_exited (ProcwatchProcessMonitor *monitor,
+                      ProcwatchProcess        *process,
+                      ChildTally              *tally)
+{
+  int status;
+
+  while (waitpid (procwatch_process_get_pid (process), &status, 0) < 0 && errno == EINTR)
+    ;
+  tally->n_exited++;
+}
+
+static void
+on_child_mode_reaped (ProcwatchProcessMonitor *monitor,
+                      ProcwatchProcess        *process,
+                      ChildTally              *tally)
+{
+  tally->n_reaped++;
+}
+
+static void
+on_child_mode_watch (GPid     pid,
+                     int      status,
+                     gpointer user_data)
+{
+  ChildTally *tally = user_data;
+
+  tally->n_exited++;
+  tally->n_reaped++;
+}
+
+static GPid
+spawn_sleeping_child (void)
+{
+  const char *argv[] = { "sleep", "3600", NULL };
+  pid_t pid;
+  int error = posix_spawn (&pid, "/bin/sleep", NULL, NULL, (char **) argv, environ);
+
+  if (error != 0)
+    g_error ("procwatch-bench: cannot start /bin/sleep: %s", g_strerror (error));
+  return pid;
+}
+
+static int
+callgrind_child_inner (void)
+{
+  const char *peer = opt_peers != NULL ? opt_peers : "monitor";
+  gboolean is_monitor = g_str_equal (peer, "monitor");
+  g_autoptr(ProcwatchProcessMonitor) monitor = NULL;
+  GMainContext *context = g_main_context_default ();
+  const char *self_fd = g_getenv ("PROCWATCH_BENCH_SELF_PIDFD");
+  ChildTally children = { 0 };
+  InnerTally tally = { 0 };
+  int i;
+
+  if (!is_monitor && !g_str_equal (peer, "childwatch"))
+    g_error ("procwatch-bench: mode child knows the peers monitor and childwatch");
+
+  /* valgrind handles every signal itself, so a SIGCHLD (ignored by
+   * default, which never interrupts a syscall natively) would end the main
+   * loop's poll () early with EINTR, an iteration more at random. Neither
+   * peer needs it: both wait on the child's pidfd (GLib 2.74 too). */
+  {
+    sigset_t chld;
+
+    sigemptyset (&chld);
+    sigaddset (&chld, SIGCHLD);
+    pthread_sigmask (SIG_BLOCK, &chld, NULL);
+  }
+
+  g_main_context_set_poll_func (context, recording_poll);
+
+  if (is_monitor)
+    {
+      monitor = procwatch_process_monitor_new ();
+      g_signal_connect (monitor, "exited", G_CALLBACK (on_child_mode_exited), &children);
+      g_signal_connect (monitor, "reaped", G_CALLBACK (on_child_mode_reaped), &children);
+      if (self_fd != NULL)
+        {
+          g_object_unref (procwatch_process_monitor_watch_pidfd (monitor, atoi (self_fd), NULL));
+          procwatch_process_monitor_unwatch (monitor, getpid ());
+        }
+    }
+
+  for (i = 0; i < opt_n; i++)
+    {
+      GPid pid = spawn_sleeping_child ();
+      int pidfd;
+
+      bench_write_all (opt_ctl_fd, &pid, sizeof pid);
+      pidfd = receive_fd (opt_ctl_fd);
+      if (pidfd < 0)
+        g_error ("procwatch-bench: no pidfd for child %d", (int) pid);
+
+      if (is_monitor)
+        {
+          g_autoptr(GError) error = NULL;
+          ProcwatchProcess *process;
+
+          process = procwatch_process_monitor_watch_pidfd (monitor, pidfd, &error);
+          if (process == NULL)
+            g_error ("procwatch-bench: %s", error->message);
+          g_object_unref (process);
+        }
+      else
+        {
+          /* GLib's own pidfd_open, answered by the shim: without it GLib
+           * would fall back to SIGCHLD and its worker thread, which it
+           * does not use natively (2.74 and later). */
+          g_autofree char *pair = g_strdup_printf ("%d:%d", (int) pid, pidfd);
+
+          g_setenv ("PROCWATCH_BENCH_CHILD_PIDFD", pair, TRUE);
+          g_child_watch_add (pid, on_child_mode_watch, &children);
+          g_unsetenv ("PROCWATCH_BENCH_CHILD_PIDFD");
+        }
+      close (pidfd);
+
+      while (g_main_context_iteration (context, FALSE))
+        ;
+
+      CALLGRIND_TOGGLE_COLLECT;
+      kill (pid, SIGKILL);
+      for (; children.n_reaped < (guint) i + 1; tally.exit_iterations++)
+        g_main_context_iteration (context, TRUE);
+      tally.settle_iterations += settle_context (context);
+      CALLGRIND_TOGGLE_COLLECT;
+
+      g_assert (children.n_exited == (guint) i + 1);
+    }
+
+  inner_send_tally (&tally);
+  close (opt_ctl_fd);
+  return 0;
+}
+
 static int
 cmd_callgrind_inner (void)
 {
@@ -2672,6 +3468,12 @@ cmd_callgrind_inner (void)
 
   if (g_str_has_prefix (opt_mode, "list"))
     return callgrind_list_inner ();
+  if (g_str_equal (opt_mode, "child"))
+    return callgrind_child_inner ();
+
+  /* Exit mode asks it whether anything is pending (settle_context). */
+  if (g_str_equal (opt_mode, "exit"))
+    g_main_context_set_poll_func (context, recording_poll);
 
   if (g_str_has_prefix (peer, "monitor"))
     {
@@ -2748,19 +3550,25 @@ cmd_callgrind_inner (void)
     }
   else
     {
+      InnerTally tally = { 0 };
+
       while (g_main_context_iteration (context, FALSE))
         ;
 
-      CALLGRIND_TOGGLE_COLLECT;
+      /* Counted: from the wake-up on the exit to everything settled; not
+       * the request to the outer process and its answer. */
       for (i = 0; i < opt_n; i++)
         {
           char reaped;
 
           bench_write_all (opt_ctl_fd, &i, sizeof i);
           bench_read_all (opt_ctl_fd, &reaped, 1);
-          inner_reaped (epoll_fd, watches, &counter, i + 1);
+          CALLGRIND_TOGGLE_COLLECT;
+          tally.exit_iterations += inner_reaped (epoll_fd, watches, &counter, i + 1);
+          tally.settle_iterations += settle_context (context);
+          CALLGRIND_TOGGLE_COLLECT;
         }
-      CALLGRIND_TOGGLE_COLLECT;
+      inner_send_tally (&tally);
     }
 
   close (opt_ctl_fd);
@@ -2953,6 +3761,12 @@ cmd_smoke (void)
   opt_n = 20;
   status |= cmd_watchcost ();
 
+  opt_iters = 5;
+  status |= cmd_watchat ();
+
+  opt_rounds = 1;
+  status |= cmd_syscalls ();
+
   return status;
 }
 
@@ -2970,7 +3784,7 @@ main (int   argc,
                     g_str_equal (argv[1], "spawner")))
     return bench_run_role (argv[1], argv[2]);
 
-  context = g_option_context_new ("latency|iter|burst|watchcost|memory|listmodel|pollidle|callgrind|smoke|scale");
+  context = g_option_context_new ("latency|syscalls|iter|burst|watchcost|watchat|memory|listmodel|pollidle|callgrind|smoke|scale");
   g_option_context_add_main_entries (context, entries, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error) || argc < 2)
     {
@@ -2991,6 +3805,10 @@ main (int   argc,
     return cmd_burst ();
   if (g_str_equal (command, "watchcost"))
     return cmd_watchcost ();
+  if (g_str_equal (command, "syscalls"))
+    return cmd_syscalls ();
+  if (g_str_equal (command, "watchat"))
+    return cmd_watchat ();
   if (g_str_equal (command, "memory"))
     return cmd_memory ();
   if (g_str_equal (command, "listmodel"))
