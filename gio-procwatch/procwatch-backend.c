@@ -24,6 +24,7 @@
 
 #ifdef PROCWATCH_TEST_SEAM
 guint procwatch_test_seam_cgroup_path_reads;
+void (*procwatch_test_seam_before_identity_read) (GPid pid);
 #endif
 
 /* In the order they are tried: the first that works on this kernel wins. */
@@ -220,6 +221,11 @@ procwatch_handle_read_identity (const ProcwatchBackend  *backend,
 
   pidfd = procwatch_handle_get_pidfd (backend, handle);
   fd = get_proc_fd (proc_fd);
+
+#ifdef PROCWATCH_TEST_SEAM
+  if (procwatch_test_seam_before_identity_read != NULL)
+    procwatch_test_seam_before_identity_read (handle->pid);
+#endif
 
   if (fd >= 0)
     name_length = procwatch_proc_read_comm_at (fd, handle->pid, identity->name_buffer,
