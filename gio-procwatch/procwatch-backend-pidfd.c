@@ -384,8 +384,10 @@ procwatch_pidfd_check_watched (int       pidfd,
                                guint64  *cgroup_id)
 {
   struct procwatch_pidfd_info info;
-
+  gboolean ppid_read;
   gboolean answered;
+  gboolean reaped;
+  GPid ppid = 0;
 
   *cgroup_id = 0;
 
@@ -404,10 +406,14 @@ procwatch_pidfd_check_watched (int       pidfd,
       return TRUE;
     }
 
+  /* As parent_is_us () does without PIDFD_GET_INFO, with one signal 0
+   * for both answers. */
+  ppid_read = child != NULL && pid > 0 && procwatch_proc_read_ppid (pid, &ppid);
+  reaped = procwatch_pidfd_is_reaped (pidfd);
   if (child != NULL)
-    *child = parent_is_us (pidfd, pid);
+    *child = ppid_read && ppid == procwatch_self_pid () && !reaped;
 
-  return !procwatch_pidfd_is_reaped (pidfd);
+  return !reaped;
 }
 
 /* A pidfd of the process or thread @pid, or -1. */

@@ -1011,6 +1011,18 @@ test_process_cgroup_shared (void)
   g_assert_cmpstr (procwatch_process_get_cgroup (a), ==, first->relative);
 }
 
+/* Watches @pid, which must work. */
+static ProcwatchProcess *
+watch_process (ProcwatchProcessMonitor *monitor,
+               GPid                     pid)
+{
+  g_autoptr(GError) error = NULL;
+  ProcwatchProcess *process = procwatch_process_monitor_watch_pid (monitor, pid, &error);
+
+  g_assert_no_error (error);
+  return process;
+}
+
 /* Paths found by cgroup id: two processes of one cgroup, one of another,
  * and one moved from the first to the second before it is watched each
  * get their own path, and only the first process watched in each cgroup
@@ -1027,7 +1039,6 @@ test_process_cgroup_by_id (void)
   g_autoptr(ProcwatchProcess) a2 = NULL;
   g_autoptr(ProcwatchProcess) moved = NULL;
   g_autoptr(ProcwatchProcess) b = NULL;
-  g_autoptr(GError) error = NULL;
   guint reads, ids;
   GPid pids[4];
   guint i;
@@ -1046,16 +1057,12 @@ test_process_cgroup_by_id (void)
   reads = procwatch_test_seam_cgroup_path_reads;
   ids = procwatch_test_seam_cgroup_ids_known;
 
-  a = procwatch_process_monitor_watch_pid (monitor, pids[0], &error);
-  g_assert_no_error (error);
+  a = watch_process (monitor, pids[0]);
   /* Moved after the first cgroup's path is known by its id. */
   test_cgroup_move (second, pids[2]);
-  moved = procwatch_process_monitor_watch_pid (monitor, pids[2], &error);
-  g_assert_no_error (error);
-  a2 = procwatch_process_monitor_watch_pid (monitor, pids[1], &error);
-  g_assert_no_error (error);
-  b = procwatch_process_monitor_watch_pid (monitor, pids[3], &error);
-  g_assert_no_error (error);
+  moved = watch_process (monitor, pids[2]);
+  a2 = watch_process (monitor, pids[1]);
+  b = watch_process (monitor, pids[3]);
 
   g_assert_cmpstr (procwatch_process_get_cgroup (a), ==, first->relative);
   g_assert_cmpstr (procwatch_process_get_cgroup (a2), ==, first->relative);
@@ -1087,8 +1094,7 @@ test_process_cgroup_by_id (void)
 
       /* Watched again, its path is read again. */
       reads = procwatch_test_seam_cgroup_path_reads;
-      a = procwatch_process_monitor_watch_pid (monitor, pids[0], &error);
-      g_assert_no_error (error);
+      a = watch_process (monitor, pids[0]);
       g_assert_cmpstr (procwatch_process_get_cgroup (a), ==, first->relative);
       g_assert_cmpuint (procwatch_test_seam_cgroup_path_reads - reads, ==, 1);
       g_assert_cmpuint (procwatch_test_seam_cgroup_ids_known - ids, ==, 2);
@@ -1113,7 +1119,6 @@ test_process_cgroup_remade (void)
   g_autoptr(ProcwatchProcessMonitor) monitor = NULL;
   g_autoptr(ProcwatchProcess) old_process = NULL;
   g_autoptr(ProcwatchProcess) new_process = NULL;
-  g_autoptr(GError) error = NULL;
   guint reads;
   GPid pid;
 
@@ -1123,8 +1128,7 @@ test_process_cgroup_remade (void)
   monitor = new_monitor (NULL);
   dir = test_cgroup_new ("remade");
   pid = spawn_in (dir);
-  old_process = procwatch_process_monitor_watch_pid (monitor, pid, &error);
-  g_assert_no_error (error);
+  old_process = watch_process (monitor, pid);
   kill_and_reap (pid);
   g_clear_pointer (&dir, test_cgroup_free);
 
@@ -1132,8 +1136,7 @@ test_process_cgroup_remade (void)
   dir = test_cgroup_new ("remade");
   pid = spawn_in (dir);
   reads = procwatch_test_seam_cgroup_path_reads;
-  new_process = procwatch_process_monitor_watch_pid (monitor, pid, &error);
-  g_assert_no_error (error);
+  new_process = watch_process (monitor, pid);
   g_assert_cmpstr (procwatch_process_get_cgroup (new_process), ==, dir->relative);
   g_assert_true (procwatch_process_get_cgroup (new_process) ==
                  procwatch_process_get_cgroup (old_process));
@@ -1204,7 +1207,6 @@ reused_during_watch (void)
   g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
   g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
   g_autoptr(ProcwatchProcess) process = NULL;
-  g_autoptr(GError) error = NULL;
   GPid pid;
 
   first = test_cgroup_new ("reused-first");
@@ -1213,8 +1215,7 @@ reused_during_watch (void)
   pid = spawn_in (first);
 
   procwatch_test_seam_before_identity_read = reuse_before_read;
-  process = procwatch_process_monitor_watch_pid (monitor, pid, &error);
-  g_assert_no_error (error);
+  process = watch_process (monitor, pid);
   g_assert_cmpint (reuse_new_pid, ==, pid);
 
   g_assert_null (procwatch_process_get_name (process));
