@@ -207,6 +207,7 @@ procwatch_pidfd_dup (int      pidfd,
                      guint64 *inode,
                      GError **error)
 {
+  gboolean on_pidfs;
   int saved_errno;
   int fd;
 
@@ -232,7 +233,8 @@ procwatch_pidfd_dup (int      pidfd,
       return -1;
     }
 
-  if (!fd_is_pidfd (fd))
+  on_pidfs = fd_is_on_pidfs (fd);
+  if (!on_pidfs && !fd_is_pidfd (fd))
     {
       close (fd);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
@@ -241,7 +243,7 @@ procwatch_pidfd_dup (int      pidfd,
     }
 
   *pid = pid_of_pidfd (fd);
-  *inode = fd_is_on_pidfs (fd) ? pidfs_inode (fd) : 0;
+  *inode = on_pidfs ? pidfs_inode (fd) : 0;
   return fd;
 }
 
@@ -356,21 +358,62 @@ parent_is_us (int  pidfd,
          !procwatch_pidfd_is_reaped (pidfd);
 }
 
-/* Fills @handle with @fd, a pidfd just opened, if there is one. Whether the
- * process is our child is recorded now: once it has been reaped nobody can
- * tell. */
-static gboolean
-take_pidfd (ProcwatchHandle *handle,
-            int              fd,
-            GPid             pid,
-            guint64          inode)
-{
-  if (fd < 0)
-    return FALSE;
+/* Whether procwatch_pidfd_check_watched () finds cgroup ids: 0 until it
+ * has asked, then 1 or -1 (an ESRCH tells nothing: see there). */
+static gint tells_cgroup_id;
 
-  procwatch_handle_set (handle, fd, pid, inode);
-  handle->child = parent_is_us (fd, pid);
-  return TRUE;
+gint
+procwatch_pidfd_tells_cgroup_id (void)
+{
+  return g_atomic_int_get (&tells_cgroup_id);
+}
+
+/* What a watch asks of @pidfd (of the process whose pid is @pid) once it
+ * has read what it keeps of the process by pid: whether the process is
+ * still unreaped, so that its pid could not have named another during the
+ * reads; whether it is our child (if @child is not NULL); and the id of
+ * its cgroup v2 (0 if not told). Where the kernel has PIDFD_GET_INFO
+ * (6.13+), one ioctl says all three: it finds the process only until the
+ * reap. It also fails for a process whose parent we cannot see (one
+ * entered into our pid namespace from outside): then, as before 6.13, the
+ * parent comes from /proc and the reap from signal 0. */
+gboolean
+procwatch_pidfd_check_watched (int       pidfd,
+                               GPid      pid,
+                               gboolean *child,
+                               guint64  *cgroup_id)
+{
+  struct procwatch_pidfd_info info;
+  gboolean ppid_read;
+  gboolean answered;
+  gboolean reaped;
+  GPid ppid = 0;
+
+  *cgroup_id = 0;
+
+  errno = 0;
+  answered = procwatch_pidfd_get_info (pidfd, PIDFD_INFO_PID | PIDFD_INFO_CGROUPID, &info) &&
+             (info.mask & PIDFD_INFO_PID);
+  if (answered || errno != ESRCH)
+    g_atomic_int_set (&tells_cgroup_id, answered && (info.mask & PIDFD_INFO_CGROUPID) ? 1 : -1);
+
+  if (answered)
+    {
+      if (child != NULL)
+        *child = (GPid) info.ppid == procwatch_self_pid ();
+      if (info.mask & PIDFD_INFO_CGROUPID)
+        *cgroup_id = info.cgroupid;
+      return TRUE;
+    }
+
+  /* As parent_is_us () does without PIDFD_GET_INFO, with one signal 0
+   * for both answers. */
+  ppid_read = child != NULL && pid > 0 && procwatch_proc_read_ppid (pid, &ppid);
+  reaped = procwatch_pidfd_is_reaped (pidfd);
+  if (child != NULL)
+    *child = ppid_read && ppid == procwatch_self_pid () && !reaped;
+
+  return !reaped;
 }
 
 /* A pidfd of the process or thread @pid, or -1. */
@@ -417,6 +460,11 @@ open_task_pidfd (GPid     pid,
   return -1;
 }
 
+/* Whether the process is our child is not asked here: the watch asks it
+ * after it has read the name (procwatch_handle_read_identity ()), in the
+ * same PIDFD_GET_INFO that shows the process unreaped after the read. A
+ * handle that turns out to name a process watched already is closed
+ * without either. */
 static gboolean
 pidfd_open_pid (const ProcwatchBackend  *backend,
                 GPid                     pid,
@@ -425,9 +473,17 @@ pidfd_open_pid (const ProcwatchBackend  *backend,
 {
   int fd = open_task_pidfd (pid, error);
 
-  return take_pidfd (handle, fd, pid, fd >= 0 && pidfs_present ? pidfs_inode (fd) : 0);
+  if (fd < 0)
+    return FALSE;
+
+  procwatch_handle_set (handle, fd, pid, pidfs_present ? pidfs_inode (fd) : 0);
+  return TRUE;
 }
 
+/* As with a pid, whether the process is our child is asked by the watch
+ * (procwatch_handle_read_identity ()) when there is a pid to read by; a
+ * pidfd with none names a process reaped already, or one we cannot see,
+ * and neither is a child we could wait for. */
 static gboolean
 pidfd_open_pidfd (const ProcwatchBackend  *backend,
                   int                      pidfd,
@@ -438,7 +494,11 @@ pidfd_open_pidfd (const ProcwatchBackend  *backend,
   GPid pid = 0;
   int fd = procwatch_pidfd_dup (pidfd, &pid, &inode, error);
 
-  return take_pidfd (handle, fd, pid, inode);
+  if (fd < 0)
+    return FALSE;
+
+  procwatch_handle_set (handle, fd, pid, inode);
+  return TRUE;
 }
 
 static guint32

@@ -48,6 +48,24 @@ typedef struct
 
 #define PROCWATCH_HANDLE_INIT { -1, 0, 0, -1, FALSE, FALSE, FALSE, FALSE, 0 }
 
+/* What a watch keeps of its process as it was when watching started
+ * (procwatch_handle_read_identity ()). */
+typedef struct
+{
+  /* Valid UTF-8, in @name_buffer or @name_heap; NULL if not known. */
+  const char *name;
+  char *name_heap;
+  /* A hold on the shared cgroup v2 path (procwatch-shared-string.c), for
+   * the process object to take; NULL if not known. */
+  const char *cgroup;
+  char name_buffer[64];
+} ProcwatchIdentity;
+
+/* A monitor's /proc fd (procwatch_handle_read_identity ()'s @proc_fd):
+ * not opened yet, or /proc is not one of our pid namespace. */
+#define PROCWATCH_PROC_FD_UNKNOWN (-1)
+#define PROCWATCH_PROC_FD_NOT_OWN (-2)
+
 typedef struct _ProcwatchBackend ProcwatchBackend;
 
 /* read_state()'s @revents for a probe of a process seen exited already:
@@ -128,9 +146,10 @@ guint64                 procwatch_handle_get_public_inode (const ProcwatchHandle
 int                     procwatch_handle_get_pidfd     (const ProcwatchBackend *backend,
                                                         const ProcwatchHandle  *handle);
 void                    procwatch_handle_read_identity (const ProcwatchBackend *backend,
-                                                        const ProcwatchHandle  *handle,
-                                                        char                  **name,
-                                                        char                  **cgroup);
+                                                        ProcwatchHandle        *handle,
+                                                        int                    *proc_fd,
+                                                        ProcwatchIdentity      *identity);
+void                    procwatch_identity_clear       (ProcwatchIdentity      *identity);
 guint32                 procwatch_fd_poll              (int                     fd);
 guint32                 procwatch_handle_poll          (const ProcwatchHandle  *handle);
 void                    procwatch_set_error_from_errno (GError                **error,
@@ -153,6 +172,11 @@ guint64                 procwatch_pidfd_inode_of_pid   (GPid                    
 gboolean                procwatch_pidfd_read_exit_status (int                   pidfd,
                                                         int                    *wait_status);
 gboolean                procwatch_pidfd_is_reaped      (int                     pidfd);
+gboolean                procwatch_pidfd_check_watched  (int                     pidfd,
+                                                        GPid                    pid,
+                                                        gboolean               *child,
+                                                        guint64                *cgroup_id);
+gint                    procwatch_pidfd_tells_cgroup_id (void);
 gboolean                procwatch_read_child_status    (const ProcwatchBackend *backend,
                                                         const ProcwatchHandle  *handle,
                                                         idtype_t                idtype,

@@ -31,6 +31,8 @@ int        procwatch_cgroup_open_events         (const char           *relative,
                                                  const char           *absolute,
                                                  guint64              *id,
                                                  GError              **error);
+gboolean   procwatch_cgroup_path_has_id         (const char           *relative,
+                                                 guint64               id);
 int        procwatch_cgroup_parse_populated     (const char           *text,
                                                  gsize                 length);
 int        procwatch_cgroup_read_populated      (int                   events_fd);

@@ -305,6 +305,27 @@ procwatch_cgroup_open_events (const char  *relative,
   return fd;
 }
 
+/* Whether @relative, a path as /proc/<pid>/cgroup writes it, names the
+ * cgroup whose id is @id here: a path read by pid is checked so before it
+ * is remembered for the id, as the process may have moved meanwhile. False
+ * where it cannot be told (no cgroup2 mounted here). */
+gboolean
+procwatch_cgroup_path_has_id (const char *relative,
+                              guint64     id)
+{
+  g_autoptr(GPtrArray) mounts = procwatch_cgroup_read_mounts (NULL);
+  g_autofree char *resolved = NULL;
+  g_autofree char *absolute = NULL;
+  struct statfs sfs;
+  struct stat st;
+
+  return mounts != NULL &&
+         procwatch_cgroup_resolve (mounts, relative, &resolved, &absolute, NULL) &&
+         g_strcmp0 (resolved, relative) == 0 &&
+         statfs (absolute, &sfs) == 0 && sfs.f_type == CGROUP2_SUPER_MAGIC &&
+         stat (absolute, &st) == 0 && S_ISDIR (st.st_mode) && st.st_ino == id;
+}
+
 /* 1 or 0 from the "populated" line of a cgroup.events text; -1 if none. */
 int
 procwatch_cgroup_parse_populated (const char *text,

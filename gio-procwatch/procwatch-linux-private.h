@@ -99,6 +99,11 @@
 #ifndef PIDFD_INFO_PID
 # define PIDFD_INFO_PID      (1ULL << 0)
 #endif
+/* The id of the process's cgroup v2 (Linux 6.13, with PIDFD_GET_INFO):
+ * the inode number of its directory, never reused for the boot. */
+#ifndef PIDFD_INFO_CGROUPID
+# define PIDFD_INFO_CGROUPID (1ULL << 2)
+#endif
 #ifndef PIDFD_INFO_EXIT
 # define PIDFD_INFO_EXIT     (1ULL << 3)
 #endif

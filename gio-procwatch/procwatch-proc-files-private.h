@@ -16,6 +16,10 @@ G_BEGIN_DECLS
 gssize   procwatch_proc_read_file        (const char  *path,
                                           char        *buffer,
                                           gsize        size);
+gssize   procwatch_proc_read_file_at     (int          dirfd,
+                                          const char  *path,
+                                          char        *buffer,
+                                          gsize        size);
 gboolean procwatch_proc_find_int_field   (const char  *text,
                                           gsize        length,
                                           const char  *name,
@@ -27,7 +31,14 @@ gboolean procwatch_proc_read_tgid        (GPid         pid,
 gboolean procwatch_proc_read_ppid        (GPid         pid,
                                           GPid        *ppid);
 gboolean procwatch_proc_is_own_pid_ns    (gboolean    *own);
+gboolean procwatch_proc_open_own         (int         *fd);
+gssize   procwatch_proc_read_comm_at     (int          proc_fd,
+                                          GPid         pid,
+                                          char        *buffer,
+                                          gsize        size);
 char    *procwatch_proc_read_comm        (GPid         pid);
+char    *procwatch_proc_read_cgroup_at   (int          proc_fd,
+                                          GPid         pid);
 char    *procwatch_proc_read_cgroup      (GPid         pid);
 gboolean procwatch_proc_find_line        (const char  *text,
                                           gsize        length,

@@ -18,13 +18,15 @@
 #include "procwatch-proc-files-private.h"
 #include "procwatch-self-private.h"
 
-/* Reads up to @size - 1 bytes of @path and terminates them with a NUL.
- * /proc files are generated on read, so one read() of a large enough buffer
- * sees one consistent snapshot. Returns the length, or -1 with errno set. */
+/* Reads up to @size - 1 bytes of @path (relative to @dirfd, or
+ * AT_FDCWD) and terminates them with a NUL. /proc files are generated on
+ * read, so one read() of a large enough buffer sees one consistent
+ * snapshot. Returns the length, or -1 with errno set. */
 gssize
-procwatch_proc_read_file (const char *path,
-                          char       *buffer,
-                          gsize       size)
+procwatch_proc_read_file_at (int         dirfd,
+                             const char *path,
+                             char       *buffer,
+                             gsize       size)
 {
   gssize length;
   int saved_errno;
@@ -32,7 +34,7 @@ procwatch_proc_read_file (const char *path,
 
   g_return_val_if_fail (size > 0, -1);
 
-  fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  fd = openat (dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
   if (fd < 0)
     return -1;
 
@@ -49,6 +51,14 @@ procwatch_proc_read_file (const char *path,
 
   buffer[length] = '\0';
   return length;
+}
+
+gssize
+procwatch_proc_read_file (const char *path,
+                          char       *buffer,
+                          gsize       size)
+{
+  return procwatch_proc_read_file_at (AT_FDCWD, path, buffer, size);
 }
 
 /* The decimal number that is the whole of @text[0..@length), if it lies
@@ -98,21 +108,23 @@ procwatch_proc_find_int_field (const char *text,
   return parse_number (token, p - token, G_MININT64, G_MAXINT64, value);
 }
 
-/* Whether /proc is the one of our own pid namespace, so that the pids it
- * shows are ours. A process in a new pid namespace may still have its
- * parent's /proc mounted: that one shows the outer pids, and /proc/self
- * there names us by our outer pid (or by nothing, in the /proc of a
- * namespace that cannot see us). One readlink, no fd: this is asked at
- * every watch of the /proc backends. Returns false with errno set if /proc
- * cannot be asked; *@own tells. */
-gboolean
-procwatch_proc_is_own_pid_ns (gboolean *own)
+/* Whether @proc_fd (AT_FDCWD: /proc) is a /proc of our own pid
+ * namespace, so that the pids it shows are ours. A process in a new pid
+ * namespace may still have its parent's /proc mounted: that one shows the
+ * outer pids, and /proc/self there names us by our outer pid (or by
+ * nothing, in the /proc of a namespace that cannot see us). One readlink,
+ * no fd. Returns false with errno set if /proc cannot be asked; *@own
+ * tells. */
+static gboolean
+is_own_pid_ns_at (int       proc_fd,
+                  gboolean *own)
 {
   char target[32];
   gssize length;
   gint64 value;
 
-  length = readlink ("/proc/self", target, sizeof target - 1);
+  length = readlinkat (proc_fd, proc_fd == AT_FDCWD ? "/proc/self" : "self",
+                       target, sizeof target - 1);
   if (length < 0)
     {
       if (errno != ENOENT)
@@ -128,6 +140,49 @@ procwatch_proc_is_own_pid_ns (gboolean *own)
   return TRUE;
 }
 
+/* The same of /proc, as mounted now: asked at every use by the /proc
+ * backends, as a mount over /proc may change the answer. */
+gboolean
+procwatch_proc_is_own_pid_ns (gboolean *own)
+{
+  return is_own_pid_ns_at (AT_FDCWD, own);
+}
+
+/* Opens /proc as a directory fd, kept in *@fd if it is a /proc of our own
+ * pid namespace (else *@fd is -1). Its answer holds for as long as the fd
+ * is open: a proc file system shows the pid namespace it was mounted for,
+ * for good, and our pid in it changes only in the child of a fork (where a
+ * monitor refuses new watches: see procwatch_watch_owner_check ()). A /proc
+ * mounted over /proc later does not change what the fd shows. Returns
+ * false with errno set if /proc cannot be asked now. */
+gboolean
+procwatch_proc_open_own (int *fd)
+{
+  gboolean own = FALSE;
+  int saved_errno;
+
+  *fd = open ("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (*fd < 0)
+    return FALSE;
+
+  if (!is_own_pid_ns_at (*fd, &own))
+    {
+      saved_errno = errno;
+      close (*fd);
+      *fd = -1;
+      errno = saved_errno;
+      return FALSE;
+    }
+
+  if (!own)
+    {
+      close (*fd);
+      *fd = -1;
+    }
+
+  return TRUE;
+}
+
 static gboolean
 proc_is_known_own (void)
 {
@@ -136,27 +191,82 @@ proc_is_known_own (void)
   return procwatch_proc_is_own_pid_ns (&own) && own;
 }
 
-/* The name of task @pid (its comm, at most 15 bytes), or NULL. Only
- * from a /proc of our own pid namespace: another shows other processes
- * under our pids. The caller checks that the pid was still the one it
- * meant after the read. */
+/* "<@pid>/<@file>" below @proc_fd, or "/proc/<@pid>/<@file>" for
+ * AT_FDCWD, into @path (at least 64 bytes): written by hand, as
+ * g_snprintf () would cost a watch as many instructions as the rest of
+ * reading the name. */
+static void
+format_pid_path (char       *path,
+                 int         proc_fd,
+                 GPid        pid,
+                 const char *file)
+{
+  char digits[16];
+  gsize n = 0;
+  guint value = (guint) pid;
+  char *p = path;
+
+  if (proc_fd == AT_FDCWD)
+    {
+      memcpy (p, "/proc/", 6);
+      p += 6;
+    }
+
+  do
+    {
+      digits[n++] = '0' + value % 10;
+      value /= 10;
+    }
+  while (value != 0 && n < sizeof digits);
+
+  while (n > 0)
+    *p++ = digits[--n];
+  *p++ = '/';
+  strcpy (p, file);
+}
+
+/* The name of task @pid (its comm, at most 15 bytes, as the kernel has
+ * it: not checked to be UTF-8) into @buffer, read through @proc_fd, a
+ * /proc of our own pid namespace (procwatch_proc_open_own ()): one openat,
+ * one read, one close. Returns its length, or -1. The caller checks that
+ * the pid was still the one it meant after the read. */
+gssize
+procwatch_proc_read_comm_at (int    proc_fd,
+                             GPid   pid,
+                             char  *buffer,
+                             gsize  size)
+{
+  char path[64];
+  gssize length;
+
+  g_return_val_if_fail (pid > 0, -1);
+
+  format_pid_path (path, proc_fd, pid, "comm");
+  length = procwatch_proc_read_file_at (proc_fd, path, buffer, size);
+  if (length <= 0)
+    return -1;
+
+  if (buffer[length - 1] == '\n')
+    buffer[--length] = '\0';
+
+  return length;
+}
+
+/* The name of task @pid, valid UTF-8, or NULL. Only from a /proc of our
+ * own pid namespace: another shows other processes under our pids. The
+ * caller checks that the pid was still the one it meant after the read. */
 char *
 procwatch_proc_read_comm (GPid pid)
 {
-  char path[64];
   char text[64];
   gssize length;
 
   if (!proc_is_known_own ())
     return NULL;
 
-  g_snprintf (path, sizeof path, "/proc/%d/comm", (int) pid);
-  length = procwatch_proc_read_file (path, text, sizeof text);
-  if (length <= 0)
+  length = procwatch_proc_read_comm_at (AT_FDCWD, pid, text, sizeof text);
+  if (length < 0)
     return NULL;
-
-  if (text[length - 1] == '\n')
-    length--;
 
   return g_utf8_make_valid (text, length);
 }
@@ -210,24 +320,34 @@ procwatch_proc_find_cgroup_v2 (const char *text,
 }
 
 /* The cgroup v2 path of process @pid, relative to the root of our cgroup
- * namespace, or NULL. As for the comm, only from a /proc of our own pid
- * namespace, and the caller checks the pid after the read. */
+ * namespace, or NULL, read through @proc_fd as procwatch_proc_read_comm_at ()
+ * reads the name; the caller checks the pid after the read. */
 char *
-procwatch_proc_read_cgroup (GPid pid)
+procwatch_proc_read_cgroup_at (int  proc_fd,
+                               GPid pid)
 {
   char path[64];
   char text[4096 + 256];
   gssize length;
 
-  if (!proc_is_known_own ())
-    return NULL;
+  g_return_val_if_fail (pid > 0, NULL);
 
-  g_snprintf (path, sizeof path, "/proc/%d/cgroup", (int) pid);
-  length = procwatch_proc_read_file (path, text, sizeof text);
+  format_pid_path (path, proc_fd, pid, "cgroup");
+  length = procwatch_proc_read_file_at (proc_fd, path, text, sizeof text);
   if (length <= 0)
     return NULL;
 
   return procwatch_proc_find_cgroup_v2 (text, length);
+}
+
+/* The same through /proc, if it is one of our own pid namespace. */
+char *
+procwatch_proc_read_cgroup (GPid pid)
+{
+  if (!proc_is_known_own ())
+    return NULL;
+
+  return procwatch_proc_read_cgroup_at (AT_FDCWD, pid);
 }
 
 /* The "Pid:" of a pidfd: -1 once the process has been reaped (Linux 5.10+),

@@ -10,6 +10,8 @@ G_BEGIN_DECLS
 
 struct _ProcwatchWatch;
 
+/* @cgroup: a hold on a shared string (procwatch-shared-string.c), taken
+ * over; @name is copied. */
 ProcwatchProcess *procwatch_process_new        (GPid                  pid,
                                                  guint64               inode,
                                                  const char           *name,

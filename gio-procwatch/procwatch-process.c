@@ -334,7 +334,8 @@ procwatch_process_new (GPid        pid,
       else
         strcpy (self->name.inline_name, name);
     }
-  self->cgroup = cgroup != NULL ? procwatch_shared_string_acquire (cgroup) : NULL;
+  /* The caller's hold, taken over. */
+  self->cgroup = cgroup;
 
   return self;
 }

@@ -20,6 +20,15 @@ extern guint procwatch_test_seam_cgroup_event_reads;
 /* Times an empty cgroup was read by its probe, for tests of the backoff. */
 extern guint procwatch_test_seam_cgroup_probe_reads;
 
+/* Times a watch read /proc/<pid>/cgroup (not found by cgroup id), and the
+ * number of cgroup ids whose path is known now (procwatch-shared-string.c),
+ * for tests of the path cache. */
+extern guint procwatch_test_seam_cgroup_path_reads;
+extern guint procwatch_test_seam_cgroup_ids_known;
+/* Called by a watch by pid between the opening of its handle and its reads
+ * of /proc, for a test that reuses the pid there. */
+extern void (*procwatch_test_seam_before_identity_read) (GPid pid);
+
 struct procwatch_pidfd_info;
 /* Rewrites every PIDFD_GET_INFO answer the kernel gave, before the library
  * reads it, and replaces uname ()'s release: what no seccomp filter can

@@ -69,6 +69,11 @@ struct _ProcwatchWatchSet
   /* Shared with dispatches under way: false once the set is shut down. */
   gboolean *alive;
 
+  /* /proc, opened at the first watch by pid to read names and cgroup paths
+   * through (PROCWATCH_PROC_FD_UNKNOWN before; PROCWATCH_PROC_FD_NOT_OWN if
+   * it shows another pid namespace); closed with the set. */
+  int proc_fd;
+
   gboolean closed;
 
   /* Operations of the set under way: no callout may happen inside one. */

@@ -77,6 +77,7 @@ procwatch_watch_set_init (ProcwatchWatchSet *set,
   set->signals = g_ptr_array_new_with_free_func ((GDestroyNotify) procwatch_cgroup_signal_unref);
   set->alive = g_rc_box_new (gboolean);
   *set->alive = TRUE;
+  set->proc_fd = PROCWATCH_PROC_FD_UNKNOWN;
 }
 
 /* Once shut down. */
@@ -289,14 +290,14 @@ static ProcwatchWatch *
 new_watch (ProcwatchWatchSet *set,
            ProcwatchHandle   *handle)
 {
-  g_autofree char *name = NULL;
-  g_autofree char *cgroup = NULL;
+  ProcwatchIdentity identity;
   ProcwatchProcess *process;
   ProcwatchWatch *watch;
 
-  procwatch_handle_read_identity (set->backend, handle, &name, &cgroup);
+  procwatch_handle_read_identity (set->backend, handle, &set->proc_fd, &identity);
   process = procwatch_process_new (handle->pid, procwatch_handle_get_public_inode (handle),
-                                   name, cgroup);
+                                   identity.name, g_steal_pointer (&identity.cgroup));
+  procwatch_identity_clear (&identity);
   watch = procwatch_watch_new (set->backend, &set->owner, handle, process);
   procwatch_process_set_watch (process, watch);
 
@@ -588,6 +589,9 @@ procwatch_watch_set_shut_down (ProcwatchWatchSet *set,
   ENTER (set);
   set->closed = TRUE;
   *set->alive = FALSE;
+  if (set->proc_fd >= 0)
+    close (set->proc_fd);
+  set->proc_fd = PROCWATCH_PROC_FD_UNKNOWN;
   watches = g_steal_pointer (&set->watches);
   set->watches = g_hash_table_new (NULL, NULL);
 

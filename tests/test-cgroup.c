@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1010,6 +1011,232 @@ test_process_cgroup_shared (void)
   g_assert_cmpstr (procwatch_process_get_cgroup (a), ==, first->relative);
 }
 
+/* Watches @pid, which must work. */
+static ProcwatchProcess *
+watch_process (ProcwatchProcessMonitor *monitor,
+               GPid                     pid)
+{
+  g_autoptr(GError) error = NULL;
+  ProcwatchProcess *process = procwatch_process_monitor_watch_pid (monitor, pid, &error);
+
+  g_assert_no_error (error);
+  return process;
+}
+
+/* Paths found by cgroup id: two processes of one cgroup, one of another,
+ * and one moved from the first to the second before it is watched each
+ * get their own path, and only the first process watched in each cgroup
+ * reads /proc/<pid>/cgroup where the kernel tells cgroup ids (Linux 6.13;
+ * elsewhere every watch reads it). An id is forgotten with the last
+ * process object holding its path. */
+static void
+test_process_cgroup_by_id (void)
+{
+  g_autoptr(TestCgroup) first = NULL;
+  g_autoptr(TestCgroup) second = NULL;
+  g_autoptr(ProcwatchProcessMonitor) monitor = NULL;
+  g_autoptr(ProcwatchProcess) a = NULL;
+  g_autoptr(ProcwatchProcess) a2 = NULL;
+  g_autoptr(ProcwatchProcess) moved = NULL;
+  g_autoptr(ProcwatchProcess) b = NULL;
+  guint reads, ids;
+  GPid pids[4];
+  guint i;
+
+  if (test_cgroups_skip ())
+    return;
+
+  first = test_cgroup_new ("by-id-first");
+  second = test_cgroup_new ("by-id-second");
+  pids[0] = spawn_in (first);
+  pids[1] = spawn_in (first);
+  pids[2] = spawn_in (first);
+  pids[3] = spawn_in (second);
+  monitor = new_monitor (NULL);
+
+  reads = procwatch_test_seam_cgroup_path_reads;
+  ids = procwatch_test_seam_cgroup_ids_known;
+
+  a = watch_process (monitor, pids[0]);
+  /* Moved after the first cgroup's path is known by its id. */
+  test_cgroup_move (second, pids[2]);
+  moved = watch_process (monitor, pids[2]);
+  a2 = watch_process (monitor, pids[1]);
+  b = watch_process (monitor, pids[3]);
+
+  g_assert_cmpstr (procwatch_process_get_cgroup (a), ==, first->relative);
+  g_assert_cmpstr (procwatch_process_get_cgroup (a2), ==, first->relative);
+  g_assert_cmpstr (procwatch_process_get_cgroup (moved), ==, second->relative);
+  g_assert_cmpstr (procwatch_process_get_cgroup (b), ==, second->relative);
+  g_assert_true (procwatch_process_get_cgroup (a2) == procwatch_process_get_cgroup (a));
+  g_assert_true (procwatch_process_get_cgroup (b) == procwatch_process_get_cgroup (moved));
+  for (i = 0; i < 2; i++)
+    g_assert_cmpstr (procwatch_process_get_name (i == 0 ? a : b), ==, "test-cgroup");
+
+  if (procwatch_test_seam_cgroup_ids_known == ids)
+    {
+      g_test_message ("no cgroup ids here: every watch read the path");
+      g_assert_cmpuint (procwatch_test_seam_cgroup_path_reads - reads, ==, 4);
+    }
+  else
+    {
+      g_assert_cmpuint (procwatch_test_seam_cgroup_path_reads - reads, ==, 2);
+      g_assert_cmpuint (procwatch_test_seam_cgroup_ids_known - ids, ==, 2);
+
+      /* The first cgroup's last process goes, and its object with it: so
+       * does its id. The second's is kept by b. */
+      g_assert_true (procwatch_process_monitor_unwatch (monitor, pids[0]));
+      g_assert_true (procwatch_process_monitor_unwatch (monitor, pids[1]));
+      g_clear_object (&a);
+      g_assert_cmpuint (procwatch_test_seam_cgroup_ids_known - ids, ==, 2);
+      g_clear_object (&a2);
+      g_assert_cmpuint (procwatch_test_seam_cgroup_ids_known - ids, ==, 1);
+
+      /* Watched again, its path is read again. */
+      reads = procwatch_test_seam_cgroup_path_reads;
+      a = watch_process (monitor, pids[0]);
+      g_assert_cmpstr (procwatch_process_get_cgroup (a), ==, first->relative);
+      g_assert_cmpuint (procwatch_test_seam_cgroup_path_reads - reads, ==, 1);
+      g_assert_cmpuint (procwatch_test_seam_cgroup_ids_known - ids, ==, 2);
+    }
+
+  for (i = 0; i < G_N_ELEMENTS (pids); i++)
+    kill_and_reap (pids[i]);
+  g_clear_object (&monitor);
+  g_clear_object (&a);
+  g_clear_object (&a2);
+  g_clear_object (&moved);
+  g_clear_object (&b);
+  g_assert_cmpuint (procwatch_test_seam_cgroup_ids_known, ==, ids);
+}
+
+/* A cgroup removed and made again at the same path has a new id: the path
+ * is read again and known by the new id. */
+static void
+test_process_cgroup_remade (void)
+{
+  g_autoptr(TestCgroup) dir = NULL;
+  g_autoptr(ProcwatchProcessMonitor) monitor = NULL;
+  g_autoptr(ProcwatchProcess) old_process = NULL;
+  g_autoptr(ProcwatchProcess) new_process = NULL;
+  guint reads;
+  GPid pid;
+
+  if (test_cgroups_skip ())
+    return;
+
+  monitor = new_monitor (NULL);
+  dir = test_cgroup_new ("remade");
+  pid = spawn_in (dir);
+  old_process = watch_process (monitor, pid);
+  kill_and_reap (pid);
+  g_clear_pointer (&dir, test_cgroup_free);
+
+  /* The old process object still holds the path. */
+  dir = test_cgroup_new ("remade");
+  pid = spawn_in (dir);
+  reads = procwatch_test_seam_cgroup_path_reads;
+  new_process = watch_process (monitor, pid);
+  g_assert_cmpstr (procwatch_process_get_cgroup (new_process), ==, dir->relative);
+  g_assert_true (procwatch_process_get_cgroup (new_process) ==
+                 procwatch_process_get_cgroup (old_process));
+  g_assert_cmpuint (procwatch_test_seam_cgroup_path_reads - reads, ==, 1);
+  kill_and_reap (pid);
+}
+
+/* The pid reused between the watch's pidfd_open () and its reads of
+ * /proc, by a process of another name in another cgroup: the reads find
+ * the new process, and the check made after them (the PIDFD_GET_INFO that
+ * finds the watched process only until its reap) must throw away what they
+ * found. Checked before the reads, the new process's name and cgroup
+ * would be reported as the watched one's. */
+static TestCgroup *reuse_cgroup;
+static GPid reuse_new_pid;
+
+static GPid
+spawn_named_with_pid (GPid        pid,
+                      const char *name)
+{
+  guint attempt;
+
+  for (attempt = 0; attempt < 10; attempt++)
+    {
+      int ready[2];
+      GPid child;
+      char byte;
+
+      g_assert_no_errno (pipe2 (ready, O_CLOEXEC));
+      test_set_next_pid (pid);
+      child = fork ();
+      g_assert_cmpint (child, >=, 0);
+      if (child == 0)
+        {
+          prctl (PR_SET_NAME, name);
+          if (write (ready[1], "", 1) != 1)
+            _exit (1);
+          for (;;)
+            pause ();
+        }
+      close (ready[1]);
+      g_assert_cmpint (read (ready[0], &byte, 1), ==, 1);
+      close (ready[0]);
+      if (child == pid)
+        return child;
+
+      /* Someone else forked in between: try again. */
+      kill_and_reap (child);
+    }
+
+  g_error ("Could not make a process with pid %d", (int) pid);
+}
+
+static void
+reuse_before_read (GPid pid)
+{
+  procwatch_test_seam_before_identity_read = NULL;
+  kill_and_reap (pid);
+  reuse_new_pid = spawn_named_with_pid (pid, "impostor");
+  test_cgroup_move (reuse_cgroup, reuse_new_pid);
+}
+
+static void
+reused_during_watch (void)
+{
+  g_autoptr(TestCgroup) first = NULL;
+  g_autoptr(TestCgroup) second = NULL;
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
+  g_autoptr(ProcwatchProcess) process = NULL;
+  GPid pid;
+
+  first = test_cgroup_new ("reused-first");
+  second = test_cgroup_new ("reused-second");
+  reuse_cgroup = second;
+  pid = spawn_in (first);
+
+  procwatch_test_seam_before_identity_read = reuse_before_read;
+  process = watch_process (monitor, pid);
+  g_assert_cmpint (reuse_new_pid, ==, pid);
+
+  g_assert_null (procwatch_process_get_name (process));
+  g_assert_null (procwatch_process_get_cgroup (process));
+
+  /* The watched process is the one reaped. */
+  test_run_until_count (NULL, &recorder->n_reaped, 1);
+  g_assert_true (g_array_index (recorder->events, TestEvent, 0).process == process);
+  kill_and_reap (reuse_new_pid);
+  reuse_cgroup = NULL;
+}
+
+static void
+test_process_cgroup_reused (void)
+{
+  if (test_cgroups_skip ())
+    return;
+
+  test_in_pid_namespace (reused_during_watch);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1038,6 +1265,9 @@ main (int    argc,
   g_test_add_func ("/cgroup/many", test_many);
   g_test_add_func ("/cgroup/process-cgroup", test_process_cgroup);
   g_test_add_func ("/cgroup/process-cgroup-shared", test_process_cgroup_shared);
+  g_test_add_func ("/cgroup/process-cgroup/by-id", test_process_cgroup_by_id);
+  g_test_add_func ("/cgroup/process-cgroup/remade", test_process_cgroup_remade);
+  g_test_add_func ("/cgroup/process-cgroup/pid-reused-during-watch", test_process_cgroup_reused);
 
   return g_test_run ();
 }
