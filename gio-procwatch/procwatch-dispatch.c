@@ -481,7 +481,8 @@ procwatch_dispatch_handles_ready (gpointer                  owner,
                                   guint                     n_events)
 {
   ProcwatchWatchSet *set = owner;
-  gboolean *alive = g_rc_box_acquire (set->alive);
+  ProcwatchWatchSetLife *life = procwatch_watch_set_life_acquire (set->life);
+  gboolean *alive = &life->alive;
   ProcwatchSourceEntry **batch = g_newa (ProcwatchSourceEntry *, n_events);
   gboolean open = TRUE;
   guint i;
@@ -507,7 +508,7 @@ procwatch_dispatch_handles_ready (gpointer                  owner,
   for (i = 0; i < n_events; i++)
     procwatch_source_entry_unref (batch[i]);
 
-  g_rc_box_release (alive);
+  procwatch_watch_set_life_release (life);
 }
 
 /* An empty cgroup, for its removal; it is probed less and less often
@@ -552,7 +553,8 @@ void
 procwatch_dispatch_probes_due (gpointer owner)
 {
   ProcwatchWatchSet *set = owner;
-  gboolean *alive = g_rc_box_acquire (set->alive);
+  ProcwatchWatchSetLife *life = procwatch_watch_set_life_acquire (set->life);
+  gboolean *alive = &life->alive;
   g_autoptr(GPtrArray) due = g_ptr_array_new_with_free_func ((GDestroyNotify) procwatch_source_entry_unref);
   gboolean open = TRUE;
   guint i;
@@ -581,5 +583,5 @@ procwatch_dispatch_probes_due (gpointer owner)
       procwatch_probe_scheduler_update_timer (set->probes);
     }
 
-  g_rc_box_release (alive);
+  procwatch_watch_set_life_release (life);
 }
