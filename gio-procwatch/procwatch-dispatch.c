@@ -307,6 +307,29 @@ report_reap (ProcwatchWatchSet *set,
   return outcome;
 }
 
+/* After "exited" of a process whose status was known then (a child, or
+ * one reaped already): whether it has been reaped since. A child is most
+ * often reaped by the "exited" handler itself (waitpid (), as GSubprocess
+ * and g_child_watch_add () users do), and its reap would otherwise wait
+ * for a wake-up of its own (the hang-up, or a probe). One look at the
+ * handle, which tells a reap only once it has happened: the hang-up of a
+ * pidfd (poll ()), signal 0 through it, or the stat file of a /proc
+ * handle. A process of unknown status (not our child) is not looked at:
+ * nobody here reaps it, and its reap announces itself. */
+static ProcwatchProcessState
+reaped_meanwhile (ProcwatchWatchSet *set,
+                  ProcwatchWatch    *watch)
+{
+  const ProcwatchBackend *backend = set->backend;
+
+  if (!procwatch_process_peek_status_known (watch->process) ||
+      backend->read_state (backend, &watch->handle, PROCWATCH_PROBE_EXITED) !=
+      PROCWATCH_PROCESS_STATE_REAPED)
+    return PROCWATCH_PROCESS_STATE_EXITED;
+
+  return PROCWATCH_PROCESS_STATE_REAPED;
+}
+
 /* Moves @watch forward to @state, reporting what lies on the way. Returns
  * false once the monitor is gone, after which @set must not be touched. */
 static gboolean
@@ -326,6 +349,9 @@ advance_watch (ProcwatchWatchSet     *set,
       outcome = report_exit (set, alive, watch, state);
       if (outcome != GO_ON)
         return outcome != MONITOR_GONE;
+
+      if (state == PROCWATCH_PROCESS_STATE_EXITED)
+        state = reaped_meanwhile (set, watch);
 
       /* After the signal, to keep the epoll_ctl () off the latency path:
        * this source cannot be dispatched again before we return. */
@@ -455,7 +481,8 @@ procwatch_dispatch_handles_ready (gpointer                  owner,
                                   guint                     n_events)
 {
   ProcwatchWatchSet *set = owner;
-  gboolean *alive = g_rc_box_acquire (set->alive);
+  ProcwatchWatchSetLife *life = procwatch_watch_set_life_acquire (set->life);
+  gboolean *alive = &life->alive;
   ProcwatchSourceEntry **batch = g_newa (ProcwatchSourceEntry *, n_events);
   gboolean open = TRUE;
   guint i;
@@ -481,7 +508,7 @@ procwatch_dispatch_handles_ready (gpointer                  owner,
   for (i = 0; i < n_events; i++)
     procwatch_source_entry_unref (batch[i]);
 
-  g_rc_box_release (alive);
+  procwatch_watch_set_life_release (life);
 }
 
 /* An empty cgroup, for its removal; it is probed less and less often
@@ -526,7 +553,8 @@ void
 procwatch_dispatch_probes_due (gpointer owner)
 {
   ProcwatchWatchSet *set = owner;
-  gboolean *alive = g_rc_box_acquire (set->alive);
+  ProcwatchWatchSetLife *life = procwatch_watch_set_life_acquire (set->life);
+  gboolean *alive = &life->alive;
   g_autoptr(GPtrArray) due = g_ptr_array_new_with_free_func ((GDestroyNotify) procwatch_source_entry_unref);
   gboolean open = TRUE;
   guint i;
@@ -555,5 +583,5 @@ procwatch_dispatch_probes_due (gpointer owner)
       procwatch_probe_scheduler_update_timer (set->probes);
     }
 
-  g_rc_box_release (alive);
+  procwatch_watch_set_life_release (life);
 }

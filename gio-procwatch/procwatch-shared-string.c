@@ -17,7 +17,11 @@ guint procwatch_test_seam_cgroup_ids_known;
  * table's lock, so a lookup racing with the last release may return a
  * freed string, and later GLib keeps interned strings forever, while every
  * app launch brings a new scope path. Here the count only changes under the
- * lock, and a string goes with its last holder. */
+ * lock, and a string goes soon after its last holder: the one that emptied
+ * last is kept (idle) until another empties, since the next process
+ * watched is most often of the same cgroup (a process watched at a time,
+ * a service restarted), which then costs no allocation, and its exit no
+ * free. The table is kept once made, for the same reason. */
 typedef struct
 {
   gsize holders;
@@ -29,10 +33,11 @@ typedef struct
 
 G_LOCK_DEFINE_STATIC (shared_strings);
 static GHashTable *shared_strings;   /* its string → SharedString */
-/* SharedString.id → SharedString: entries go with their string's last
- * holder, so the table never outgrows the strings held, however many
- * short-lived cgroups come and go. */
+/* SharedString.id → SharedString: an id is forgotten with its string's
+ * last holder, so the table never outgrows the strings held, however many
+ * short-lived cgroups come and go. Kept once made, as the other. */
 static GHashTable *ids_to_strings;
+static SharedString *idle;           /* no holders left, yet in the table */
 
 static SharedString *
 shared_string_from_string (const char *string)
@@ -51,8 +56,6 @@ forget_id (SharedString *shared)
 #ifdef PROCWATCH_TEST_SEAM
   procwatch_test_seam_cgroup_ids_known--;
 #endif
-  if (g_hash_table_size (ids_to_strings) == 0)
-    g_clear_pointer (&ids_to_strings, g_hash_table_unref);
 }
 
 static const char *
@@ -159,10 +162,13 @@ procwatch_shared_string_release (const char *string)
   if (--shared->holders == 0)
     {
       forget_id (shared);
-      g_hash_table_remove (shared_strings, shared->string);
-      g_free (shared);
-      if (g_hash_table_size (shared_strings) == 0)
-        g_clear_pointer (&shared_strings, g_hash_table_unref);
+      /* The idle one before may have found holders again since. */
+      if (idle != NULL && idle != shared && idle->holders == 0)
+        {
+          g_hash_table_remove (shared_strings, idle->string);
+          g_free (idle);
+        }
+      idle = shared;
     }
 
   G_UNLOCK (shared_strings);

@@ -48,21 +48,26 @@ procwatch_source_dispatch (GSource     *source,
 {
   ProcwatchSource *self = (ProcwatchSource *) source;
   gint64 ready_time = g_source_get_ready_time (source);
+  gboolean timer_due;
 
   if (procwatch_self_pid () != self->creator_pid)
     return G_SOURCE_REMOVE;
 
+  /* GLib dispatches a source without a check function for its ready time
+   * or for a polled fd with events: when the timer is not due, the epoll
+   * fd is ready, and asking GLib again is not needed. */
+  timer_due = ready_time >= 0 && g_source_get_time (source) >= ready_time;
+
   g_rec_mutex_lock (&self->owner_lock);
 
-  if (self->owner != NULL &&
-      ready_time >= 0 && g_source_get_time (source) >= ready_time)
+  if (self->owner != NULL && timer_due)
     {
       g_source_set_ready_time (source, -1);
       self->timer_func (self->owner);
     }
 
   if (self->owner != NULL && self->epoll_tag != NULL &&
-      g_source_query_unix_fd (source, self->epoll_tag) & G_IO_IN)
+      (!timer_due || g_source_query_unix_fd (source, self->epoll_tag) & G_IO_IN))
     {
       int n;
 

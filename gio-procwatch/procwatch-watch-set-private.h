@@ -24,6 +24,30 @@ G_BEGIN_DECLS
 
 typedef struct _ProcwatchWatchSet ProcwatchWatchSet;
 
+/* Whether the set is still open, for a dispatch under way, which holds a
+ * reference: the set may be shut down and freed from inside any callout,
+ * in any thread. Taken and given up at every dispatch, so inline atomics
+ * rather than a GRcBox (two calls). */
+typedef struct
+{
+  gint ref_count;
+  gboolean alive;
+} ProcwatchWatchSetLife;
+
+static inline ProcwatchWatchSetLife *
+procwatch_watch_set_life_acquire (ProcwatchWatchSetLife *life)
+{
+  g_atomic_int_inc (&life->ref_count);
+  return life;
+}
+
+static inline void
+procwatch_watch_set_life_release (ProcwatchWatchSetLife *life)
+{
+  if (g_atomic_int_dec_and_test (&life->ref_count))
+    g_free (life);
+}
+
 struct _ProcwatchWatchSet
 {
   /* First: what each watch may ask of the set that holds it. */
@@ -59,15 +83,19 @@ struct _ProcwatchWatchSet
   GPtrArray *lingering;
 
   /* Watches of processes reaped in the dispatch under way, their handles
-   * still open and in the epoll set until its emissions are done. */
-  GPtrArray *reaped_handles;
+   * still open and in the epoll set until its emissions are done; each
+   * holds the reference the table gave up. A plain array: one is added
+   * and released at every reap. */
+  ProcwatchWatch **reaped;
+  guint n_reaped;
+  guint reaped_size;
 
   /* Signals to cgroup trees under way (ProcwatchCgroupSignal), each
    * holding a reference until it is done. */
   GPtrArray *signals;
 
   /* Shared with dispatches under way: false once the set is shut down. */
-  gboolean *alive;
+  ProcwatchWatchSetLife *life;
 
   /* /proc, opened at the first watch by pid to read names and cgroup paths
    * through (PROCWATCH_PROC_FD_UNKNOWN before; PROCWATCH_PROC_FD_NOT_OWN if

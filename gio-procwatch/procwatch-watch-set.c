@@ -73,10 +73,10 @@ procwatch_watch_set_init (ProcwatchWatchSet *set,
   set->items = procwatch_item_list_new (G_STRUCT_OFFSET (ProcwatchWatch, slot));
   set->cgroups = g_hash_table_new (g_int64_hash, g_int64_equal);
   set->lingering = g_ptr_array_new_with_free_func ((GDestroyNotify) procwatch_source_entry_unref);
-  set->reaped_handles = g_ptr_array_new_with_free_func ((GDestroyNotify) procwatch_watch_unref);
   set->signals = g_ptr_array_new_with_free_func ((GDestroyNotify) procwatch_cgroup_signal_unref);
-  set->alive = g_rc_box_new (gboolean);
-  *set->alive = TRUE;
+  set->life = g_new (ProcwatchWatchSetLife, 1);
+  set->life->ref_count = 1;
+  set->life->alive = TRUE;
   set->proc_fd = PROCWATCH_PROC_FD_UNKNOWN;
 }
 
@@ -88,9 +88,10 @@ procwatch_watch_set_clear (ProcwatchWatchSet *set)
   g_hash_table_unref (set->cgroups);
   procwatch_item_list_free (set->items);
   g_ptr_array_unref (set->lingering);
-  g_ptr_array_unref (set->reaped_handles);
+  g_assert (set->n_reaped == 0);
+  g_free (set->reaped);
   g_ptr_array_unref (set->signals);
-  g_rc_box_release (set->alive);
+  procwatch_watch_set_life_release (set->life);
   g_main_context_unref (set->context);
 }
 
@@ -168,8 +169,7 @@ procwatch_watch_set_prepare (ProcwatchWatchSet         *set,
       !ensure_source (set, ready_func, timer_func, error))
     return FALSE;
 
-  if (set->reaped_handles->len > 0)
-    procwatch_watch_set_release_reaped (set);
+  procwatch_watch_set_release_reaped (set);
 
   return TRUE;
 }
@@ -412,7 +412,12 @@ stop_watch (ProcwatchWatchSet *set,
   /* The table's reference goes with it. */
   if (release_later && set->backend->handles_pollable)
     {
-      g_ptr_array_add (set->reaped_handles, watch);
+      if (set->n_reaped == set->reaped_size)
+        {
+          set->reaped_size = MAX (8, 2 * set->reaped_size);
+          set->reaped = g_renew (ProcwatchWatch *, set->reaped, set->reaped_size);
+        }
+      set->reaped[set->n_reaped++] = watch;
       return;
     }
 
@@ -447,16 +452,23 @@ procwatch_watch_set_release_reaped (ProcwatchWatchSet *set)
 {
   guint i;
 
+  if (set->n_reaped == 0)
+    return;
+
+  /* Never the last references: the dispatch pins the watches it handles
+   * (and a watch is reaped only there), so no process object is finalized
+   * here. */
   ENTER (set);
-  for (i = 0; i < set->reaped_handles->len; i++)
+  for (i = 0; i < set->n_reaped; i++)
     {
-      ProcwatchWatch *watch = g_ptr_array_index (set->reaped_handles, i);
+      ProcwatchWatch *watch = set->reaped[i];
 
       if (watch->handle.fd >= 0)
         release_handle (set, &watch->entry, TRUE);
+      procwatch_watch_unref (watch);
     }
 
-  g_ptr_array_set_size (set->reaped_handles, 0);
+  set->n_reaped = 0;
   LEAVE (set);
 }
 
@@ -588,7 +600,7 @@ procwatch_watch_set_shut_down (ProcwatchWatchSet *set,
 
   ENTER (set);
   set->closed = TRUE;
-  *set->alive = FALSE;
+  set->life->alive = FALSE;
   if (set->proc_fd >= 0)
     close (set->proc_fd);
   set->proc_fd = PROCWATCH_PROC_FD_UNKNOWN;
@@ -654,9 +666,12 @@ procwatch_watch_set_shut_down (ProcwatchWatchSet *set,
   for (i = 0; i < set->lingering->len; i++)
     entry_close (g_ptr_array_index (set->lingering, i));
   g_ptr_array_set_size (set->lingering, 0);
-  for (i = 0; i < set->reaped_handles->len; i++)
-    procwatch_handle_close (&((ProcwatchWatch *) g_ptr_array_index (set->reaped_handles, i))->handle);
-  g_ptr_array_set_size (set->reaped_handles, 0);
+  for (i = 0; i < set->n_reaped; i++)
+    {
+      procwatch_handle_close (&set->reaped[i]->handle);
+      procwatch_watch_unref (set->reaped[i]);
+    }
+  set->n_reaped = 0;
 
   n_items = procwatch_item_list_get_length (set->items);
   procwatch_item_list_clear (set->items);

@@ -322,6 +322,51 @@ test_child_watch (void)
   scenario_clear (&scenario);
 }
 
+/* Children reaped by the application in its "exited" handler, the common
+ * waitpid () pattern: each has "reaped" once, with the status the handler
+ * got, and in the same dispatch as its "exited" (the monitor looks once
+ * after the handler instead of waiting for a wake-up of its own). */
+static void
+on_exited_reap (ProcwatchProcessMonitor *monitor,
+                ProcwatchProcess        *process,
+                gpointer                 user_data)
+{
+  GPid pid = procwatch_process_get_pid (process);
+  GPid reaped;
+  int status;
+
+  do
+    reaped = waitpid (pid, &status, 0);
+  while (reaped < 0 && errno == EINTR);
+
+  g_assert_cmpint (reaped, ==, pid);
+  scenario_record_truth (user_data, pid, status);
+}
+
+static void
+test_reaped_in_exited (void)
+{
+  g_autoptr(GArray) pids = g_array_new (FALSE, FALSE, sizeof (GPid));
+  g_autoptr(GArray) controls = g_array_new (FALSE, FALSE, sizeof (int));
+  Scenario scenario;
+
+  scenario_init (&scenario);
+  /* After the recorder's handler, which sees the process unreaped. */
+  g_signal_connect (scenario.monitor, "exited", G_CALLBACK (on_exited_reap), &scenario);
+  start_watched_children (&scenario, pids, controls, NULL);
+  close_all (controls);
+
+  while (scenario.recorder->n_reaped < N_CHILDREN)
+    {
+      test_run_until_count (NULL, &scenario.recorder->n_exited, scenario.recorder->n_exited + 1);
+      g_assert_cmpuint (scenario.recorder->n_reaped, ==, scenario.recorder->n_exited);
+    }
+
+  g_assert_cmpuint (scenario_count_truths (&scenario), ==, N_CHILDREN);
+  scenario_check (&scenario, pids, "waitpid () in \"exited\"");
+  scenario_clear (&scenario);
+}
+
 /* Children reaped by a thread of the application looping on waitpid (-1). */
 static gpointer
 reap_all (gpointer data)
@@ -850,6 +895,7 @@ main (int    argc,
   g_test_add_func ("/child-status/gsubprocess", test_gsubprocess);
   g_test_add_func ("/child-status/child-watch", test_child_watch);
   g_test_add_func ("/child-status/waitpid-thread", test_waitpid_thread);
+  g_test_add_func ("/child-status/reaped-in-exited", test_reaped_in_exited);
   g_test_add_data_func ("/child-status/reaped-before-looked/by-pid",
                         GINT_TO_POINTER (FALSE), test_reaped_before_looked);
   g_test_add_data_func ("/child-status/reaped-before-looked/by-pidfd",
