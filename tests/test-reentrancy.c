@@ -31,6 +31,9 @@
 
 /* How long a nested main loop in a handler runs at most. */
 #define NESTED_LOOP_MS 100
+/* A nested loop that blocks iterates a handful of times in that span; one
+ * kept awake by a ready descriptor nobody takes, thousands. */
+#define NESTED_LOOP_MAX_ITERATIONS 50
 /* How long a cell waits for an event that must come. */
 #define DEADLINE_SECONDS 20
 #define EXIT_CODE 3
@@ -678,6 +681,7 @@ nested_loop (Cell *cell)
   g_autoptr(GSource) timeout = g_timeout_source_new (NESTED_LOOP_MS);
   gboolean timed_out = FALSE;
   guint in_call = cell->in_call;
+  guint iterations = 0;
   gboolean arrived;
 
   /* The other process has exited when the loop starts: its "exited" is
@@ -692,9 +696,20 @@ nested_loop (Cell *cell)
   g_source_set_callback (timeout, on_timeout, &timed_out, NULL);
   g_source_attach (timeout, NULL);
   while (cell->b.n_exited == 0 && !timed_out)
-    g_main_context_iteration (NULL, TRUE);
+    {
+      g_main_context_iteration (NULL, TRUE);
+      iterations++;
+    }
   g_source_destroy (timeout);
   cell->in_call = in_call;
+
+  /* The monitor's source stays out of the nested loop without making it
+   * spin: a source that kept its ready epoll fd polled but dispatched
+   * nothing would have the loop iterate without blocking until the
+   * timeout (tens of thousands of times). */
+  if (iterations > NESTED_LOOP_MAX_ITERATIONS)
+    violation (cell, "a nested main loop iterated %u times in %d ms: it did not block",
+               iterations, NESTED_LOOP_MS);
 
   arrived = cell->b.n_exited > 0;
   /* The monitor's source does not recurse: what it has to report waits
