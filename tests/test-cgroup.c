@@ -1071,7 +1071,18 @@ test_process_cgroup_by_id (void)
   g_assert_true (procwatch_process_get_cgroup (a2) == procwatch_process_get_cgroup (a));
   g_assert_true (procwatch_process_get_cgroup (b) == procwatch_process_get_cgroup (moved));
   for (i = 0; i < 2; i++)
-    g_assert_cmpstr (procwatch_process_get_name (i == 0 ? a : b), ==, "test-cgroup");
+    {
+      ProcwatchProcess *process = i == 0 ? a : b;
+      g_autofree char *comm_path = g_strdup_printf ("/proc/%d/comm",
+                                                    procwatch_process_get_pid (process));
+      g_autofree char *comm = NULL;
+
+      /* The kernel's own answer: under valgrind the processes are named
+       * after it, not after this test. */
+      g_assert_true (g_file_get_contents (comm_path, &comm, NULL, NULL));
+      g_strchomp (comm);
+      g_assert_cmpstr (procwatch_process_get_name (process), ==, comm);
+    }
 
   if (procwatch_test_seam_cgroup_ids_known == ids)
     {
