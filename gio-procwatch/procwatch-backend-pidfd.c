@@ -35,17 +35,36 @@ const char *procwatch_test_seam_kernel_release;
 
 static gboolean reap_raises_hup;
 static gboolean pidfs_present;
+static gboolean pidfs_hidden;
 
-static const GDebugKey debug_keys[] = {
-  { "no-pollhup", 1 },
+enum
+{
+  DEBUG_NO_POLLHUP = 1 << 0,
+  DEBUG_NO_PIDFS = 1 << 1,
 };
 
+static const GDebugKey debug_keys[] = {
+  { "no-pollhup", DEBUG_NO_POLLHUP },
+  { "no-pidfs", DEBUG_NO_PIDFS },
+};
+
+/* PROCWATCH_DEBUG=no-pidfs: as before Linux 6.9, where a pidfd is an
+ * anonymous inode with no number of its own, no file handle and no
+ * hang-up at the reap. */
 static gboolean
 fd_is_on_pidfs (int fd)
 {
   struct statfs fs;
 
-  return fstatfs (fd, &fs) == 0 && fs.f_type == PIDFS_MAGIC;
+  return !pidfs_hidden && fstatfs (fd, &fs) == 0 && fs.f_type == PIDFS_MAGIC;
+}
+
+/* Whether the pidfd backend acts as before pidfs, told to: file handles
+ * are pidfs's too. */
+gboolean
+procwatch_pidfd_pidfs_hidden (void)
+{
+  return pidfs_hidden;
 }
 
 /* Before pidfs (Linux 6.9) a pidfd is an anonymous inode, told apart from
@@ -80,7 +99,12 @@ static gboolean
 pidfd_is_supported (GError **error)
 {
   const char *debug = g_getenv ("PROCWATCH_DEBUG");
+  guint debug_flags = 0;
   int fd;
+
+  if (debug != NULL)
+    debug_flags = g_parse_debug_string (debug, debug_keys, G_N_ELEMENTS (debug_keys));
+  pidfs_hidden = (debug_flags & DEBUG_NO_PIDFS) != 0;
 
   fd = procwatch_pidfd_open (getpid (), 0);
   if (fd < 0)
@@ -95,10 +119,7 @@ pidfd_is_supported (GError **error)
   pidfs_present = fd_is_on_pidfs (fd);
   close (fd);
 
-  reap_raises_hup = pidfs_present;
-
-  if (debug != NULL && g_parse_debug_string (debug, debug_keys, G_N_ELEMENTS (debug_keys)) & 1)
-    reap_raises_hup = FALSE;
+  reap_raises_hup = pidfs_present && (debug_flags & DEBUG_NO_POLLHUP) == 0;
 
   g_debug ("pidfd backend: pidfs %s, reaping %s",
            pidfs_present ? "present" : "absent",
@@ -804,7 +825,7 @@ pidfd_probe_features (const ProcwatchBackend *backend)
   if (kernel_keeps_exit_status (pidfd))
     features |= PROCWATCH_FEATURES_NON_CHILD_STATUS | PROCWATCH_FEATURES_CORE_DUMP;
 
-  if (kernel_has_file_handles (pidfd))
+  if (!pidfs_hidden && kernel_has_file_handles (pidfd))
     features |= PROCWATCH_FEATURES_FILE_HANDLES;
 
   /* Our main thread is a thread: EINVAL before 6.9. */

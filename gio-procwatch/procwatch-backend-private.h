@@ -145,6 +145,9 @@ void                    procwatch_handle_close         (ProcwatchHandle        *
 guint64                 procwatch_handle_get_public_inode (const ProcwatchHandle *handle);
 int                     procwatch_handle_get_pidfd     (const ProcwatchBackend *backend,
                                                         const ProcwatchHandle  *handle);
+gboolean                procwatch_handle_same_pidfd    (const ProcwatchBackend *backend,
+                                                        const ProcwatchHandle  *a,
+                                                        const ProcwatchHandle  *b);
 void                    procwatch_handle_read_identity (const ProcwatchBackend *backend,
                                                         ProcwatchHandle        *handle,
                                                         int                    *proc_fd,
@@ -169,6 +172,7 @@ int                     procwatch_pidfd_dup            (int                     
                                                         guint64                *inode,
                                                         GError                **error);
 guint64                 procwatch_pidfd_inode_of_pid   (GPid                    pid);
+gboolean                procwatch_pidfd_pidfs_hidden   (void);
 gboolean                procwatch_pidfd_read_exit_status (int                   pidfd,
                                                         int                    *wait_status);
 gboolean                procwatch_pidfd_is_reaped      (int                     pidfd);

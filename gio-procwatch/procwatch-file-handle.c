@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "procwatch-backend-private.h"
 #include "procwatch-file-handle-private.h"
 #include "procwatch-i18n-private.h"
 #include "procwatch-linux-private.h"
@@ -114,9 +115,10 @@ procwatch_file_handle_encode (int       pidfd,
 
   memset (&name, 0, sizeof name);
   name.handle.handle_bytes = MAX_HANDLE_SZ;
-  if (name_to_handle_at (pidfd, "", &name.handle, &mount_id, AT_EMPTY_PATH) != 0)
+  if (procwatch_pidfd_pidfs_hidden () ||
+      name_to_handle_at (pidfd, "", &name.handle, &mount_id, AT_EMPTY_PATH) != 0)
     {
-      saved_errno = errno;
+      saved_errno = procwatch_pidfd_pidfs_hidden () ? EOPNOTSUPP : errno;
       /* EOPNOTSUPP: pidfs cannot export handles (before 6.14), or the
        * pidfd is an anonymous inode (before 6.9); ENOSYS, EPERM: filtered. */
       g_set_error (error, G_IO_ERROR,
@@ -210,7 +212,15 @@ procwatch_file_handle_open (GBytes  *token,
       return -1;
     }
 
-  fd = open_by_handle_at (FD_PIDFS_ROOT, &name.handle, O_RDONLY | O_CLOEXEC);
+  if (procwatch_pidfd_pidfs_hidden ())
+    {
+      fd = -1;
+      errno = EOPNOTSUPP;
+    }
+  else
+    {
+      fd = open_by_handle_at (FD_PIDFS_ROOT, &name.handle, O_RDONLY | O_CLOEXEC);
+    }
   if (fd < 0 && errno == EBADF)
     {
       /* Before 6.17 the mount fd must be on pidfs: any pidfd will do. */

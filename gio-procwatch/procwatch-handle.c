@@ -8,14 +8,17 @@
 #include "config.h"
 
 #include <errno.h>
+#include <linux/kcmp.h>
 #include <poll.h>
 #include <sys/epoll.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <gio/gio.h>
 
 #include "procwatch-backend-private.h"
 #include "procwatch-i18n-private.h"
+#include "procwatch-self-private.h"
 
 /* Fills @handle with what a backend has opened. */
 void
@@ -54,6 +57,24 @@ procwatch_handle_get_pidfd (const ProcwatchBackend *backend,
                             const ProcwatchHandle  *handle)
 {
   return backend->handle_fd_is_pidfd ? handle->fd : handle->pidfd;
+}
+
+/* Whether two handles hold one open pidfd: one a duplicate of the other,
+ * or received over a socket. Before Linux 6.9 a pidfd has no pidfs inode
+ * and, once its process is reaped, no pid either: then this is all that can
+ * tell that two pidfds name one process. kcmp() needs CONFIG_KCMP (Debian's
+ * kernels have it); where it is missing or filtered they are unlike. */
+gboolean
+procwatch_handle_same_pidfd (const ProcwatchBackend *backend,
+                             const ProcwatchHandle  *a,
+                             const ProcwatchHandle  *b)
+{
+  int fd_a = procwatch_handle_get_pidfd (backend, a);
+  int fd_b = procwatch_handle_get_pidfd (backend, b);
+  pid_t self = procwatch_self_pid ();
+
+  return fd_a >= 0 && fd_b >= 0 &&
+         syscall (SYS_kcmp, self, self, KCMP_FILE, fd_a, fd_b) == 0;
 }
 
 /* The epoll events that @fd shows now. */

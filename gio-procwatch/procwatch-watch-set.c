@@ -242,12 +242,14 @@ procwatch_watch_set_probe_instead (ProcwatchWatchSet *set,
 }
 
 /* A pidfd of a process reaped already names no pid: the process may still
- * be watched under the pid it had. Only its pidfs inode can tell, and only
- * a walk over every watch can find it; rare (a reaped process, or one in a
- * pid namespace this one cannot see), so no index is kept for it. */
+ * be watched under the pid it had. Its pidfs inode tells (Linux 6.9+), or
+ * on older kernels, for want of anything else, the pidfd being one we hold
+ * already (the application's pidfd passed again, or a duplicate of it).
+ * Only a walk over every watch can find it; rare (a reaped process, or one
+ * in a pid namespace this one cannot see), so no index is kept for it. */
 static ProcwatchWatch *
-find_by_inode (ProcwatchWatchSet *set,
-               guint64            inode)
+find_without_pid (ProcwatchWatchSet     *set,
+                  const ProcwatchHandle *handle)
 {
   GHashTableIter iter;
   gpointer value;
@@ -258,8 +260,12 @@ find_by_inode (ProcwatchWatchSet *set,
       ProcwatchWatch *watch;
 
       for (watch = value; watch != NULL; watch = watch->older)
-        if (watch->handle.inode == inode)
-          return watch;
+        {
+          if (handle->inode != 0 ? watch->handle.inode == handle->inode :
+              watch->handle.inode == 0 &&
+              procwatch_handle_same_pidfd (set->backend, &watch->handle, handle))
+            return watch;
+        }
     }
 
   return NULL;
@@ -279,8 +285,8 @@ find_same_process (ProcwatchWatchSet     *set,
         return watch;
     }
 
-  if (handle->pid == 0 && handle->inode != 0)
-    return find_by_inode (set, handle->inode);
+  if (handle->pid == 0)
+    return find_without_pid (set, handle);
 
   return NULL;
 }

@@ -638,6 +638,72 @@ test_kernel_keeps_exit_status (void)
   return keeps;
 }
 
+static gboolean
+debug_has (const char *key)
+{
+  const char *debug = g_getenv ("PROCWATCH_DEBUG");
+
+  return debug != NULL && strstr (debug, key) != NULL;
+}
+
+gboolean
+test_simulating_no_pidfs (void)
+{
+  return debug_has ("no-pidfs");
+}
+
+static gboolean
+simulating_no_pollhup (void)
+{
+  return debug_has ("no-pollhup") || test_simulating_no_pidfs ();
+}
+
+gushort
+test_pidfd_revents (int fd)
+{
+  struct pollfd pfd = { fd, POLLIN, 0 };
+
+  g_assert_no_errno (poll (&pfd, 1, 0));
+  if (simulating_no_pollhup ())
+    pfd.revents &= ~POLLHUP;
+
+  return pfd.revents;
+}
+
+/* Asked of the kernel, not of its version: distributions backport. */
+static gboolean
+kernel_reports_reap_hangup (void)
+{
+  gushort revents;
+  int pidfd;
+  pid_t pid;
+
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    _exit (0);
+
+  pidfd = procwatch_pidfd_open (pid, 0);
+  g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+  if (pidfd < 0)
+    return FALSE;
+  revents = test_pidfd_revents (pidfd);
+  close (pidfd);
+
+  return (revents & POLLHUP) != 0;
+}
+
+gboolean
+test_kernel_reports_reap_hangup (void)
+{
+  static int reports = -1;
+
+  if (reports < 0)
+    reports = kernel_reports_reap_hangup ();
+
+  return reports;
+}
+
 gboolean
 test_kernel_has_file_handles (void)
 {
@@ -646,10 +712,15 @@ test_kernel_has_file_handles (void)
     struct file_handle handle;
     unsigned char bytes[MAX_HANDLE_SZ];
   } name;
-  int pidfd = procwatch_pidfd_open (getpid (), 0);
+  int pidfd;
   int mount_id;
   int fd = -1;
 
+  /* The handles are pidfs's. */
+  if (test_simulating_no_pidfs ())
+    return FALSE;
+
+  pidfd = procwatch_pidfd_open (getpid (), 0);
   if (pidfd < 0)
     return FALSE;
 

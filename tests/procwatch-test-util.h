@@ -151,6 +151,16 @@ gboolean      test_status_known_after_reap  (ProcwatchProcessMonitor *monitor);
  * pidfd (PIDFD_INFO_EXIT, Linux 6.15+, and the ioctl not filtered), which
  * every backend reads where it holds a pidfd. */
 gboolean      test_kernel_keeps_exit_status (void);
+/* Whether the test runs under PROCWATCH_DEBUG=no-pidfs, the library's
+ * simulation of kernels before 6.9: pidfds with no pidfs inode. */
+gboolean      test_simulating_no_pidfs      (void);
+/* Whether a pidfd polls POLLHUP once its process is reaped (Linux 6.9+),
+ * as the library sees it: not under PROCWATCH_DEBUG=no-pollhup or
+ * no-pidfs, the simulations of older kernels. */
+gboolean      test_kernel_reports_reap_hangup (void);
+/* What poll() shows on @fd for POLLIN, without the POLLHUP that the
+ * simulation of kernels older than 6.9 hides from the library too. */
+gushort       test_pidfd_revents            (int fd);
 /* Whether the kernel names a pidfd of ours by a pidfs file handle (Linux
  * 6.14) and opens the handle again, asked apart from the library. */
 gboolean      test_kernel_has_file_handles  (void);
