@@ -568,7 +568,11 @@ procwatch_process_monitor_watch_pid (ProcwatchProcessMonitor  *self,
  * accepted: both signals follow, with the status where the kernel keeps it.
  *
  * If the process is watched already, the same [class@Procwatch.Process] is
- * returned.
+ * returned. A pidfd of a process reaped already names no pid: its watch is
+ * then found by the pidfs inode (Linux 6.9 and newer), or, on older
+ * kernels, only if @pidfd is a pidfd the monitor holds (the same pidfd
+ * passed again, a duplicate of it, or one received over a socket); a pidfd
+ * opened apart from the monitor's gives a second object there.
  *
  * A pidfd of a thread (`PIDFD_THREAD`) watches that thread alone.
  *

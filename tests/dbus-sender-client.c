@@ -20,20 +20,24 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 
 #include <gio/gio.h>
 
 #include "procwatch-linux-private.h"
 
-/* Its own identity as the test checks it: pidfs inode, or 0 without pidfs. */
+/* Its own identity as the test checks it: pidfs inode, or 0 without pidfs
+ * (before Linux 6.9 a pidfd is an anonymous inode, whose number all share). */
 static guint64
 own_inode (void)
 {
+  struct statfs fs;
   struct stat st;
   int pidfd = procwatch_pidfd_open (getpid (), 0);
   guint64 inode = 0;
 
-  if (pidfd >= 0 && fstat (pidfd, &st) == 0 && st.st_ino > 1)
+  if (pidfd >= 0 && fstatfs (pidfd, &fs) == 0 && fs.f_type == PIDFS_MAGIC &&
+      fstat (pidfd, &st) == 0)
     inode = st.st_ino;
   if (pidfd >= 0)
     close (pidfd);
