@@ -131,8 +131,9 @@ open_peer_pidfd (int      fd,
   if (saved_errno == ENOPROTOOPT)
     return -1;
 
-  /* Before 6.16, a peer already reaped has no pidfd to give. */
-  if (saved_errno == ESRCH)
+  /* A peer already reaped has no pidfd to give: ESRCH from Linux 6.16,
+   * EINVAL before (6.5 - 6.15: a pid with no task left). */
+  if (saved_errno == ESRCH || saved_errno == EINVAL)
     g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CLOSED, _("The D-Bus peer has exited"));
   else
     g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),

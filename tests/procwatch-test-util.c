@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -636,6 +637,22 @@ test_kernel_keeps_exit_status (void)
     keeps = kernel_keeps_exit_status ();
 
   return keeps;
+}
+
+gboolean
+test_raise_fd_limit (rlim_t needed)
+{
+  struct rlimit limit;
+
+  g_assert_no_errno (getrlimit (RLIMIT_NOFILE, &limit));
+  if (limit.rlim_cur >= needed)
+    return TRUE;
+  if (limit.rlim_max < needed)
+    return FALSE;
+
+  limit.rlim_cur = needed;
+  g_assert_no_errno (setrlimit (RLIMIT_NOFILE, &limit));
+  return TRUE;
 }
 
 static gboolean

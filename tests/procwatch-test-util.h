@@ -7,6 +7,8 @@
 
 #pragma once
 
+#include <sys/resource.h>
+
 #include <gio-procwatch/procwatch.h>
 
 G_BEGIN_DECLS
@@ -151,6 +153,9 @@ gboolean      test_status_known_after_reap  (ProcwatchProcessMonitor *monitor);
  * pidfd (PIDFD_INFO_EXIT, Linux 6.15+, and the ioctl not filtered), which
  * every backend reads where it holds a pidfd. */
 gboolean      test_kernel_keeps_exit_status (void);
+/* Raises the soft RLIMIT_NOFILE to @needed if it is lower (1024 where
+ * systemd starts the session); false if the hard limit is lower still. */
+gboolean      test_raise_fd_limit           (rlim_t needed);
 /* Whether the test runs under PROCWATCH_DEBUG=no-pidfs, the library's
  * simulation of kernels before 6.9: pidfds with no pidfs inode. */
 gboolean      test_simulating_no_pidfs      (void);

@@ -471,6 +471,14 @@ test_many_due (gconstpointer data)
   g_autoptr(GPtrArray) processes = g_ptr_array_new_with_free_func (g_object_unref);
   guint i;
 
+  /* A few pipes per process for the test, a pidfd for the monitor: more
+   * than the usual soft limit of 1024. */
+  if (!test_raise_fd_limit (n * 8 + 64))
+    {
+      g_test_skip ("RLIMIT_NOFILE's hard limit is below the 2,464 fds of 300 processes");
+      return;
+    }
+
   for (i = 0; i < n; i++)
     {
       TestProcess *target = test_process_spawn (kind);
