@@ -420,7 +420,9 @@ procwatch_cgroup_wait_empty_finish (ProcwatchCgroup  *self,
  * application's only with at most one there, and only if what follows it
  * (or all of it, with no launcher), unescaped, is a valid application id:
  * letters, digits, `_`, `-` and `.` between non-empty elements, at most
- * 255 bytes. Launchers are not looked up in a list: any launcher works.
+ * 255 bytes. Any other byte once unescaped, such as `\x00` or `\x20`,
+ * makes the name no application's: it is not read as a shorter id.
+ * Launchers are not looked up in a list: any launcher works.
  * Other cgroups (`app.slice`, `session.slice`, `dbus.service`) have none.
  *
  * Computed when the object is made, from the last element of

@@ -330,6 +330,15 @@ test_app_id_parse (void)
     { "app-gnome-org.App\\x2-1.scope", NULL },
     { "app-gnome-org.App\\x20x-1.scope", NULL },  /* a space, escaped: not an id */
     { "app-gnome-org.App\\x2fx-1.scope", NULL },
+    /* Any byte outside the id's letters, unescaped, makes it none: a NUL
+     * must not cut the id short into another app's. */
+    { "app-gnome-org.example.Calc\\x00.evil-2.scope", NULL },
+    { "app-gnome-org.example.Calc\\x00-2.scope", NULL },
+    { "app-org.example.Calc\\x00.service", NULL },
+    { "app-gnome-org.example.Calc\\x0a.evil-2.scope", NULL },
+    { "app-gnome-org.example.Calc\\xff-2.scope", NULL },
+    { "app-gnome-org.example.Calc\\x5cx-2.scope", NULL },   /* a backslash */
+    { "app-gnome-org.example\\x2eCalc-2.scope", "org.example.Calc" },
     { "xapp-gnome-org.App-1.scope", NULL },
   };
   guint i;
@@ -373,6 +382,7 @@ static const char *fake_units[] = {
   "user@1000.service/app.slice/app-flatpak-org.example.App-12.scope",
   "user@1000.service/app.slice/app-org.example.Other@abc.service",
   "user@1000.service/app.slice/app-gnome-org.example.My\\x2dApp-7.scope",
+  "user@1000.service/app.slice/app-gnome-org.example.App\\x00.evil-2.scope",
   "user@1000.service/app.slice/app-a-b-c-1.scope",
   "user@1000.service/app.slice/dbus.service",
   "user@1000.service/session.slice/org.gnome.Shell@wayland.service",
