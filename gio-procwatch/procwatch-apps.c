@@ -43,13 +43,17 @@ procwatch_app_id_is_valid (const char *app_id)
   return TRUE;
 }
 
-/* systemd's unit name escaping, \xNN; NULL where it is broken. */
+/* systemd's unit name escaping, \xNN; NULL where it is broken, or where
+ * it gives a NUL: the result is a C string, and a NUL inside would cut it
+ * short into another, valid, id (`Calc\x00.evil` read as `Calc`). Every
+ * other byte is left to procwatch_app_id_is_valid (). */
 static char *
 unescape_unit_part (const char *text,
                     gsize       length)
 {
   GString *out = g_string_sized_new (length);
   gsize i;
+  int byte;
 
   for (i = 0; i < length; i++)
     {
@@ -62,8 +66,10 @@ unescape_unit_part (const char *text,
       if (i + 3 >= length ||
           text[i + 1] != 'x' || !g_ascii_isxdigit (text[i + 2]) || !g_ascii_isxdigit (text[i + 3]))
         break;
-      g_string_append_c (out, (char) (g_ascii_xdigit_value (text[i + 2]) * 16 +
-                                      g_ascii_xdigit_value (text[i + 3])));
+      byte = g_ascii_xdigit_value (text[i + 2]) * 16 + g_ascii_xdigit_value (text[i + 3]);
+      if (byte == 0)
+        break;
+      g_string_append_c (out, (char) byte);
       i += 3;
     }
 

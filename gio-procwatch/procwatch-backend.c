@@ -116,7 +116,8 @@ procwatch_backend_same_process (const ProcwatchBackend *backend,
 
 
 /* The monitor's /proc fd, opened at its first watch by pid (see
- * procwatch_proc_open_own ()); -1 if there is none to use. */
+ * procwatch_proc_open_own ()); -1 if there is none to use. Not opened (out
+ * of fds, or no /proc mounted yet), it is tried again at the next watch. */
 static int
 get_proc_fd (int *proc_fd)
 {
@@ -124,7 +125,6 @@ get_proc_fd (int *proc_fd)
 
   if (*proc_fd == PROCWATCH_PROC_FD_UNKNOWN)
     {
-      /* Not opened (out of fds, say): tried again at the next watch. */
       if (!procwatch_proc_open_own (&fd))
         return -1;
       *proc_fd = fd >= 0 ? fd : PROCWATCH_PROC_FD_NOT_OWN;

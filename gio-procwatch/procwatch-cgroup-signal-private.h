@@ -5,8 +5,9 @@
  * forking: SIGKILL through cgroup.kill, any other signal with the tree
  * frozen meanwhile. The operation's kernel work, step by step; it waits on
  * two fds of its own in the monitor's epoll set (a timer, and the
- * cgroup's cgroup.events for `frozen 1`), and the dispatch drives it and
- * hands its result back. Nothing here calls the application.
+ * cgroup's cgroup.events for `frozen 1`, after which every cgroup below
+ * must say it too), and the dispatch drives it and hands its result
+ * back. Nothing here calls the application.
  */
 
 #pragma once
@@ -33,7 +34,9 @@ struct _ProcwatchCgroupSignal
 
   int dir_fd;                   /* the cgroup's directory, checked by id */
   int events_fd;                /* its cgroup.events */
-  int timer_fd;                 /* now, then the freeze limit */
+  int timer_fd;                 /* now, then the freeze limit, or a look
+                                 * again at the cgroups below the top */
+  gint64 deadline;              /* the freeze limit, monotonic */
 
   gulong cancelled_id;
   GError *error;                /* found before the first step */

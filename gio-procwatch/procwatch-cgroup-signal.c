@@ -25,6 +25,7 @@
 guint procwatch_test_seam_freeze_limit_ms;
 gboolean procwatch_test_seam_no_cgroup_kill;
 gboolean procwatch_test_seam_freeze_never_settles;
+void (*procwatch_test_seam_before_tree_signal) (int dir_fd);
 #endif
 
 /* cgroup id → how many signals of this process hold its freeze. Signals
@@ -82,6 +83,10 @@ release_our_freeze (guint64 id)
 
   return count == 1;
 }
+
+/* How soon the cgroups below the top are read again while the top says
+ * `frozen 1` and one of them does not yet. */
+#define TREE_RECHECK_US 1000
 
 enum
 {
@@ -339,6 +344,58 @@ read_frozen (int events_fd)
   return value[0] == '1';
 }
 
+/* Whether every cgroup below @dir_fd says `frozen 1`. The kernel says so
+ * of a cgroup once its own processes are frozen, whatever the cgroups
+ * below it say (Linux 6.18): a process in one of those may still be
+ * running, and fork a child that the listing of its cgroup.procs misses.
+ * A cgroup removed meanwhile was empty. Takes @dir_fd. */
+static gboolean
+tree_is_frozen (int dir_fd)
+{
+  DIR *dir = fdopendir (dir_fd);
+  struct dirent *entry;
+  gboolean frozen = TRUE;
+
+  if (dir == NULL)
+    {
+      close (dir_fd);
+      return FALSE;
+    }
+
+  while (frozen && (entry = readdir (dir)) != NULL)
+    {
+      int child_fd;
+      int events_fd;
+
+      if (entry->d_type != DT_DIR || entry->d_name[0] == '.')
+        continue;
+
+      child_fd = openat (dirfd (dir), entry->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (child_fd < 0)
+        {
+          frozen = errno == ENOENT || errno == ENODEV;
+          continue;
+        }
+
+      events_fd = openat (child_fd, "cgroup.events", O_RDONLY | O_CLOEXEC);
+      if (events_fd < 0)
+        frozen = errno == ENOENT || errno == ENODEV;
+      else
+        {
+          frozen = read_frozen (events_fd) != 0;
+          close (events_fd);
+        }
+
+      if (frozen)
+        frozen = tree_is_frozen (child_fd);
+      else
+        close (child_fd);
+    }
+
+  closedir (dir);
+  return frozen;
+}
+
 /* Each process of one cgroup, through a pidfd; a pid is taken only for a
  * process that is still in the tree once its pidfd is open, so a pid
  * reused meanwhile is never signalled. */
@@ -511,7 +568,8 @@ start_freeze (ProcwatchCgroupSignal  *op,
     }
   close (fd);
 
-  arm_timer (op->timer_fd, (gint64) freeze_limit_ms () * 1000);
+  op->deadline = g_get_monotonic_time () + (gint64) freeze_limit_ms () * 1000;
+  arm_timer (op->timer_fd, op->deadline - g_get_monotonic_time ());
   return TRUE;
 }
 
@@ -524,6 +582,7 @@ procwatch_cgroup_signal_advance (ProcwatchCgroupSignal  *op,
 {
   guint64 expirations = 0;
   gboolean timer_expired;
+  gint64 remaining;
   int frozen;
 
   g_assert (op->stage != STAGE_DONE);
@@ -563,12 +622,29 @@ procwatch_cgroup_signal_advance (ProcwatchCgroupSignal  *op,
       int dir_fd = openat (op->dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
       if (dir_fd < 0)
-        set_errno_error (error, errno, op->relative);
-      else
-        signal_tree (op, dir_fd, error);
-      goto done;
+        {
+          set_errno_error (error, errno, op->relative);
+          goto done;
+        }
+      if (tree_is_frozen (dir_fd))
+        {
+          dir_fd = openat (op->dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+          if (dir_fd < 0)
+            {
+              set_errno_error (error, errno, op->relative);
+              goto done;
+            }
+#ifdef PROCWATCH_TEST_SEAM
+          if (procwatch_test_seam_before_tree_signal != NULL)
+            procwatch_test_seam_before_tree_signal (dir_fd);
+#endif
+          signal_tree (op, dir_fd, error);
+          goto done;
+        }
     }
-  if (timer_expired)
+
+  remaining = op->deadline - g_get_monotonic_time ();
+  if (timer_expired && remaining <= 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
                    /* Translators: %s is a cgroup path, %u a number of milliseconds. */
@@ -576,6 +652,14 @@ procwatch_cgroup_signal_advance (ProcwatchCgroupSignal  *op,
                    op->relative, freeze_limit_ms ());
       goto done;
     }
+
+  /* The timer wakes us at the limit; while the top says `frozen 1` and a
+   * cgroup below does not yet (those are not in the epoll set), it wakes
+   * us soon to read them again. Set after the check of the cancellable, so
+   * a cancellation meanwhile must wake us again. */
+  arm_timer (op->timer_fd, frozen ? MIN (TREE_RECHECK_US, remaining) : remaining);
+  if (g_cancellable_is_cancelled (g_task_get_cancellable (op->task)))
+    arm_timer (op->timer_fd, 0);
 
   return FALSE;
 

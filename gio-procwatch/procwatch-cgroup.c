@@ -420,7 +420,9 @@ procwatch_cgroup_wait_empty_finish (ProcwatchCgroup  *self,
  * application's only with at most one there, and only if what follows it
  * (or all of it, with no launcher), unescaped, is a valid application id:
  * letters, digits, `_`, `-` and `.` between non-empty elements, at most
- * 255 bytes. Launchers are not looked up in a list: any launcher works.
+ * 255 bytes. Any other byte once unescaped, such as `\x00` or `\x20`,
+ * makes the name no application's: it is not read as a shorter id.
+ * Launchers are not looked up in a list: any launcher works.
  * Other cgroups (`app.slice`, `session.slice`, `dbus.service`) have none.
  *
  * Computed when the object is made, from the last element of
@@ -504,14 +506,18 @@ procwatch_cgroup_find_app_instances (const char  *app_id,
  * `SIGKILL` is sent with one write to the kernel's `cgroup.kill` (Linux
  * 5.14 and later). Any other signal, and `SIGKILL` on Linux 5.2 to 5.13,
  * is sent with the tree frozen (`cgroup.freeze`): the operation waits,
- * without blocking the main loop, for the kernel to say `frozen 1`, sends
+ * without blocking the main loop, for the kernel to say `frozen 1` of
+ * every cgroup of the tree (it says so of a cgroup whose own processes are
+ * frozen while a cgroup below may still be freezing), sends
  * the signal to each process through a pidfd (without pidfds, before
  * Linux 5.3, by pid, checked to be in the tree right before `kill()`),
  * and restores the previous
- * `cgroup.freeze` value. A tree that someone else froze stays frozen, and
- * a frozen process handles a signal such as `SIGTERM` once it is thawed;
- * signals sent into one tree at the same time share its freeze, and the
- * last of them to finish thaws it.
+ * `cgroup.freeze` value. A tree that someone else froze stays frozen: a
+ * process there with a handler for the signal runs it once the tree is
+ * thawed, while one that the signal's default action ends (`SIGTERM`
+ * without a handler) dies at once, frozen or not. Signals sent into one
+ * tree at the same time share its freeze, and the last of them to finish
+ * thaws it.
  * The freeze may take at most 5 seconds (a process in uninterruptible
  * sleep holds it up): then nothing is signalled, the tree is thawed, and
  * the operation fails with `G_IO_ERROR_TIMED_OUT`. The tree is never left

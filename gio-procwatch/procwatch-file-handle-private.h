@@ -12,7 +12,8 @@
 G_BEGIN_DECLS
 
 /* The token of the process of @pidfd (whose pid, for messages, is @pid);
- * NULL with NOT_SUPPORTED where the kernel gives no file handle. */
+ * NULL with NOT_SUPPORTED where the kernel gives no file handle, or with
+ * TOO_MANY_OPEN_FILES when the boot id, read once, cannot be read yet. */
 GBytes *procwatch_file_handle_encode (int       pidfd,
                                       GPid      pid,
                                       GError  **error);

@@ -30,6 +30,7 @@
 #include "procwatch-file-handle-private.h"
 #include "procwatch-i18n-private.h"
 #include "procwatch-linux-private.h"
+#include "procwatch-proc-files-private.h"
 
 #define TOKEN_MAGIC "PWFH"
 #define TOKEN_VERSION 1
@@ -42,23 +43,21 @@ typedef struct
   unsigned char bytes[MAX_HANDLE_SZ];
 } HandleBuffer;
 
+/* The boot id, read once: it does not change while we run, and a token
+ * made or opened afterwards needs no file descriptor for it. */
+G_LOCK_DEFINE_STATIC (boot_id);
+static guint8 known_boot_id[BOOT_ID_SIZE];
+static gboolean boot_id_known;
+
 /* The boot id as 16 bytes, from its text form
  * (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx). */
 static gboolean
-read_boot_id (guint8   boot_id[BOOT_ID_SIZE],
-              GError **error)
+parse_boot_id (char    *text,
+               guint8   boot_id[BOOT_ID_SIZE],
+               GError **error)
 {
-  g_autofree char *text = NULL;
-  g_autoptr(GError) local_error = NULL;
   const char *p;
   guint n = 0;
-
-  if (!g_file_get_contents ("/proc/sys/kernel/random/boot_id", &text, NULL, &local_error))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   _("Cannot read the boot id: %s"), local_error->message);
-      return FALSE;
-    }
 
   for (p = text; *p != '\0' && *p != '\n' && n < BOOT_ID_SIZE * 2; p++)
     {
@@ -81,6 +80,47 @@ read_boot_id (guint8   boot_id[BOOT_ID_SIZE],
                    _("Cannot read the boot id: “%s” is no boot id"), g_strchomp (text));
       return FALSE;
     }
+
+  return TRUE;
+}
+
+/* Out of file descriptors is said so: NOT_SUPPORTED would tell the caller
+ * that this kernel has no file handles. */
+static gboolean
+read_boot_id (guint8   boot_id[BOOT_ID_SIZE],
+              GError **error)
+{
+  char text[64];
+  gboolean known;
+  gssize length;
+
+  G_LOCK (boot_id);
+  known = boot_id_known;
+  if (known)
+    memcpy (boot_id, known_boot_id, BOOT_ID_SIZE);
+  G_UNLOCK (boot_id);
+  if (known)
+    return TRUE;
+
+  length = procwatch_proc_read_file ("/proc/sys/kernel/random/boot_id", text, sizeof text);
+  if (length < 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_IO_ERROR,
+                   saved_errno == EMFILE || saved_errno == ENFILE
+                     ? G_IO_ERROR_TOO_MANY_OPEN_FILES : G_IO_ERROR_NOT_SUPPORTED,
+                   _("Cannot read the boot id: %s"), g_strerror (saved_errno));
+      return FALSE;
+    }
+
+  if (!parse_boot_id (text, boot_id, error))
+    return FALSE;
+
+  G_LOCK (boot_id);
+  memcpy (known_boot_id, boot_id, BOOT_ID_SIZE);
+  boot_id_known = TRUE;
+  G_UNLOCK (boot_id);
 
   return TRUE;
 }

@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <glib.h>
@@ -113,8 +115,8 @@ procwatch_proc_find_int_field (const char *text,
  * namespace may still have its parent's /proc mounted: that one shows the
  * outer pids, and /proc/self there names us by our outer pid (or by
  * nothing, in the /proc of a namespace that cannot see us). One readlink,
- * no fd. Returns false with errno set if /proc cannot be asked; *@own
- * tells. */
+ * no fd. Returns false with errno set if /proc cannot be asked (ENOENT:
+ * no proc file system is mounted there); *@own tells. */
 static gboolean
 is_own_pid_ns_at (int       proc_fd,
                   gboolean *own)
@@ -127,8 +129,19 @@ is_own_pid_ns_at (int       proc_fd,
                        target, sizeof target - 1);
   if (length < 0)
     {
+      struct statfs fs;
+
       if (errno != ENOENT)
         return FALSE;
+
+      /* No proc file system there at all (a chroot without /proc, /proc
+       * unmounted): nothing to tell yet, and it may be mounted later. */
+      if ((proc_fd == AT_FDCWD ? statfs ("/proc", &fs) : fstatfs (proc_fd, &fs)) != 0 ||
+          fs.f_type != PROC_SUPER_MAGIC)
+        {
+          errno = ENOENT;
+          return FALSE;
+        }
 
       *own = FALSE;
       return TRUE;
@@ -154,7 +167,8 @@ procwatch_proc_is_own_pid_ns (gboolean *own)
  * for good, and our pid in it changes only in the child of a fork (where a
  * monitor refuses new watches: see procwatch_watch_owner_check ()). A /proc
  * mounted over /proc later does not change what the fd shows. Returns
- * false with errno set if /proc cannot be asked now. */
+ * false with errno set if /proc cannot be asked now (ENOENT: none is
+ * mounted yet), for the caller to try again later. */
 gboolean
 procwatch_proc_open_own (int *fd)
 {

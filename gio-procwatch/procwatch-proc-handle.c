@@ -36,7 +36,13 @@ open_task_dir (GPid     pid,
 
   if (!procwatch_proc_is_own_pid_ns (&own_proc))
     {
-      procwatch_set_error_from_errno (error, errno, pid, _("cannot read /proc/self/status"));
+      /* A chroot without /proc, or /proc unmounted since the backend was
+       * chosen: watches work again once it is back. */
+      if (errno == ENOENT)
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                     _("Cannot watch process %d: /proc is not mounted"), (int) pid);
+      else
+        procwatch_set_error_from_errno (error, errno, pid, _("cannot read /proc/self/status"));
       return -1;
     }
 

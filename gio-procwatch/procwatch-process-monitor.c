@@ -528,7 +528,8 @@ procwatch_process_monitor_get_backend (ProcwatchProcessMonitor *self)
  * `G_IO_ERROR_NOT_FOUND` when no such process exists (any more),
  * `G_IO_ERROR_NOT_SUPPORTED` when the kernel offers no way to
  * watch it (no backend, a thread before Linux 6.9, or, without pidfds, a
- * /proc that belongs to another pid namespace),
+ * /proc that belongs to another pid namespace or no /proc mounted: the
+ * message says which),
  * `G_IO_ERROR_PERMISSION_DENIED` when /proc hides it (`hidepid`,
  * without pidfds),
  * `G_IO_ERROR_TOO_MANY_OPEN_FILES` when out of file

@@ -24,7 +24,10 @@ G_BEGIN_DECLS
  *   by probing on a timer
  * @PROCWATCH_FEATURES_NON_CHILD_STATUS: the wait status of a process that
  *   is not a child of the caller is known once it has been reaped (Linux
- *   6.15+, `PIDFD_INFO_EXIT`), for every process watched
+ *   6.15+, `PIDFD_INFO_EXIT`), for every process watched in the caller's
+ *   pid namespace or one below it; the status of a process outside it (in
+ *   an ancestor namespace, watched through a pidfd) is never known, as the
+ *   kernel answers `EREMOTE` there
  * @PROCWATCH_FEATURES_INODE: [method@Procwatch.Process.get_inode] gives the
  *   pidfs inode of every process watched (Linux 6.9+), and
  *   [method@Procwatch.ProcessMonitor.watch_pid_inode] works

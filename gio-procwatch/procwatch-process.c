@@ -250,7 +250,9 @@ procwatch_process_class_init (ProcwatchProcessClass *klass)
    *
    * Whether the wait status of the terminated process is known: see
    * [method@Procwatch.Process.has_status]. Notified when it becomes
-   * known, before [property@Procwatch.Process:state] changes.
+   * known, before [property@Procwatch.Process:state] is notified: that is
+   * the order of the notifications, not of the values, as the state has
+   * its new value already inside this notification's handlers.
    *
    * It is not named after its getter, as a property named `has-status`
    * would hide the method in GJS.

@@ -45,6 +45,10 @@ extern const char *procwatch_test_seam_kernel_release;
 extern guint procwatch_test_seam_freeze_limit_ms;
 extern gboolean procwatch_test_seam_no_cgroup_kill;
 extern gboolean procwatch_test_seam_freeze_never_settles;
+/* Called when the freeze is taken to have settled, before the first
+ * process is signalled, with the cgroup directory: for a test that reads
+ * what the kernel says of every cgroup of the tree at that moment. */
+extern void (*procwatch_test_seam_before_tree_signal) (int dir_fd);
 
 #define PROCWATCH_TEST_SEAM_COUNT(counter) \
   g_atomic_int_inc ((gint *) &procwatch_test_seam_ ## counter)

@@ -129,9 +129,11 @@ class Docs:
         if doc is None or not (doc.text or '').strip():
             raise RowError(f'{reference}: the symbol has no doc comment')
         # What a callable's doc comment says of its return value and
-        # arguments belongs to it too.
+        # arguments belongs to it too, as what an enumeration's says of its
+        # members.
         texts = [doc.text]
-        for part in element.findall(CORE + 'return-value') + list(element.iter(CORE + 'parameter')):
+        for part in (element.findall(CORE + 'return-value') + list(element.iter(CORE + 'parameter'))
+                     + element.findall(CORE + 'member')):
             part_doc = part.find(CORE + 'doc')
             if part_doc is not None and part_doc.text:
                 texts.append(part_doc.text)

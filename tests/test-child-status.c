@@ -886,6 +886,120 @@ test_pid_namespace (void)
   g_test_trap_assert_passed ();
 }
 
+/* Runs as pid 1 of a child pid namespace: a process of the namespace
+ * above, watched through a pidfd inherited from there, is seen to exit
+ * and be reaped, but its status is never known here (PIDFD_GET_INFO
+ * answers EREMOTE for a process outside the caller's pid namespace), even
+ * where the kernel keeps the status of reaped processes. */
+G_GNUC_NORETURN static void
+check_outer_status_unknown (int outer_pidfd,
+                            int watching)
+{
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
+  g_autoptr(ProcwatchProcess) outer = NULL;
+  g_autoptr(GError) error = NULL;
+  int code = 0;
+
+  outer = procwatch_process_monitor_watch_pidfd (monitor, outer_pidfd, &error);
+  if (!g_str_equal (procwatch_process_monitor_get_backend (monitor), "pidfd"))
+    {
+      /* The /proc backends refuse it (/child-status/pid-namespace). */
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
+      g_assert_null (outer);
+      g_assert_cmpint (write (watching, "n", 1), ==, 1);
+      g_clear_error (&error);
+      g_clear_pointer (&recorder, test_recorder_free);
+      g_clear_object (&monitor);
+      exit (0);
+    }
+
+  g_assert_no_error (error);
+  g_assert_true (procwatch_process_monitor_get_features (monitor) &
+                 PROCWATCH_FEATURES_NON_CHILD_STATUS);
+  g_assert_cmpint (write (watching, "w", 1), ==, 1);
+
+  test_run_until_count (NULL, &recorder->n_reaped, 1);
+  g_assert_cmpuint (recorder->n_exited, ==, 1);
+  g_assert_false (procwatch_process_has_status (outer));
+  g_object_get (outer, "exit-status", &code, NULL);
+  g_assert_cmpint (code, ==, -1);
+
+  g_clear_object (&outer);
+  g_clear_pointer (&recorder, test_recorder_free);
+  g_clear_object (&monitor);
+  exit (0);
+}
+
+static void
+test_outer_namespace_status (void)
+{
+  g_autofree char *why = NULL;
+
+  if (g_test_subprocess ())
+    {
+      g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+      g_autoptr(TestRecorder) recorder = test_recorder_new (monitor);
+      g_autoptr(ProcwatchProcess) here = NULL;
+      int watching[2];
+      int control;
+      int status;
+      int pidfd;
+      char byte;
+      pid_t inner;
+      GPid target;
+
+      target = fork_blocked_child (7, 0, &control);
+      pidfd = (int) syscall (SYS_pidfd_open, target, 0);
+      g_assert_cmpint (pidfd, >=, 0);
+      here = test_watch_by_pidfd (monitor, target);
+
+      g_assert_no_errno (pipe2 (watching, O_CLOEXEC));
+      g_assert_no_errno (test_unshare (CLONE_NEWPID));
+      inner = fork ();
+      g_assert_cmpint (inner, >=, 0);
+      if (inner == 0)
+        {
+          /* The target's end of its pipe is the test's alone. */
+          close (control);
+          check_outer_status_unknown (pidfd, watching[1]);
+        }
+
+      /* Exits and is reaped once the namespace's process watches it. */
+      g_assert_cmpint (read (watching[0], &byte, 1), ==, 1);
+      close (control);
+      g_assert_cmpint (waitpid (target, NULL, 0), ==, target);
+      g_assert_cmpint (waitpid (inner, &status, 0), ==, inner);
+
+      /* In its own namespace, the same kernel tells it. */
+      test_run_until_count (NULL, &recorder->n_reaped, 1);
+      g_assert_true (procwatch_process_has_status (here));
+      g_assert_cmpint (procwatch_process_get_exit_status (here), ==, 7);
+
+      /* As in /child-status/pid-namespace: no LeakSanitizer at exit. */
+      _exit (WIFEXITED (status) && WEXITSTATUS (status) == 0 ? 0 : 1);
+    }
+
+  if (test_skip_without_pidfd ())
+    return;
+
+  if (!test_kernel_keeps_exit_status ())
+    {
+      g_test_skip ("the kernel keeps no status of reaped processes here (PIDFD_INFO_EXIT, "
+                   "Linux 6.15+, not filtered): nothing for a pid namespace to hide");
+      return;
+    }
+
+  if (!test_can_unshare (CLONE_NEWPID, NULL, NULL, &why))
+    {
+      g_test_skip_printf ("cannot create a pid namespace here (%s)", why);
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
 int
 main (int    argc,
       char **argv)
@@ -908,6 +1022,7 @@ main (int    argc,
   g_test_add_func ("/child-status/reaped-pidfd-twice", test_reaped_pidfd_twice);
   g_test_add_func ("/child-status/two-free-fds", test_two_free_fds);
   g_test_add_func ("/child-status/pid-namespace", test_pid_namespace);
+  g_test_add_func ("/child-status/outer-namespace-status", test_outer_namespace_status);
 
   return g_test_run ();
 }

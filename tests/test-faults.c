@@ -13,6 +13,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -784,6 +785,97 @@ test_hidepid (void)
   g_test_trap_assert_passed ();
 }
 
+/* /proc covered by an empty tmpfs in a private mount namespace, as in a
+ * chroot without /proc or with /proc unmounted: covered, not unmounted,
+ * since in a user namespace /proc is locked to the mount below it. */
+static const char *
+cover_proc (gconstpointer user_data)
+{
+  if (mount ("none", "/proc", "none", MS_REC | MS_PRIVATE, NULL) != 0)
+    return "making /proc private";
+  if (mount ("none", "/proc", "tmpfs", MS_RDONLY, NULL) != 0)
+    return "covering /proc with a tmpfs";
+  return NULL;
+}
+
+static char *
+read_comm (GPid pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/comm", (int) pid);
+  char *comm = NULL;
+
+  g_assert_true (g_file_get_contents (path, &comm, NULL, NULL));
+  return g_strchomp (comm);
+}
+
+/* Without /proc, a backend that reads it says that /proc is missing (not
+ * that it is of another pid namespace), and a monitor made then reads
+ * names once /proc is back: its /proc is opened again at the next watch. */
+static void
+test_no_proc (void)
+{
+  g_autofree char *why = NULL;
+
+  if (g_test_subprocess ())
+    {
+      g_autoptr(ProcwatchProcessMonitor) before = procwatch_process_monitor_new ();
+      g_autoptr(TestProcess) first = test_process_spawn (TEST_PROCESS_CHILD);
+      g_autoptr(TestProcess) second = NULL;
+      g_autoptr(ProcwatchProcessMonitor) monitor = NULL;
+      g_autoptr(TestRecorder) recorder = NULL;
+      g_autoptr(ProcwatchProcess) process = NULL;
+      g_autoptr(ProcwatchProcess) later = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autofree char *comm = NULL;
+      gboolean reads_proc;
+
+      reads_proc = !g_str_equal (procwatch_process_monitor_get_backend (before), "pidfd");
+      g_assert_no_errno (test_unshare (CLONE_NEWNS));
+      g_assert_null (cover_proc (NULL));
+      g_assert_false (g_file_test ("/proc/self", G_FILE_TEST_EXISTS));
+
+      monitor = procwatch_process_monitor_new ();
+      process = procwatch_process_monitor_watch_pid (monitor, test_process_get_pid (first), &error);
+      if (reads_proc)
+        {
+          g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
+          g_assert_nonnull (strstr (error->message, "/proc is not mounted"));
+          g_assert_null (strstr (error->message, "pid namespace"));
+          g_assert_null (process);
+        }
+      else
+        {
+          /* pidfds need no /proc; only the name cannot be read. */
+          g_assert_no_error (error);
+          g_assert_null (procwatch_process_get_name (process));
+        }
+      g_clear_error (&error);
+
+      g_assert_no_errno (umount2 ("/proc", MNT_DETACH));
+      second = test_process_spawn (TEST_PROCESS_CHILD);
+      later = procwatch_process_monitor_watch_pid (monitor, test_process_get_pid (second), &error);
+      g_assert_no_error (error);
+      comm = read_comm (test_process_get_pid (second));
+      g_assert_cmpstr (procwatch_process_get_name (later), ==, comm);
+
+      /* And it watches. */
+      recorder = test_recorder_new (monitor);
+      test_process_exit (second, 0);
+      test_process_reap (second);
+      test_run_until_count (NULL, &recorder->n_reaped, 1);
+      return;
+    }
+
+  if (!test_can_unshare (CLONE_NEWNS, cover_proc, NULL, &why))
+    {
+      g_test_skip_printf ("cannot cover /proc in a private mount namespace here: %s", why);
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
 static void
 add_with_errors (const char    *name,
                  GTestDataFunc  func)
@@ -920,6 +1012,7 @@ main (int   argc,
   g_test_add_func ("/faults/storm", test_storm);
   g_test_add_func ("/faults/exit-during-watch", test_exit_during_watch);
   g_test_add_func ("/faults/hidepid", test_hidepid);
+  g_test_add_func ("/faults/no-proc", test_no_proc);
 
   return g_test_run ();
 }

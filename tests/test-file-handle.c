@@ -21,6 +21,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -557,6 +558,134 @@ test_pid_reuse (void)
   test_in_pid_namespace (pid_reuse_scenario);
 }
 
+/* Opens /dev/null into @fillers until the table is full; then closes
+ * @n_free of them again. */
+static void
+fill_fd_table (GArray *fillers,
+               guint   n_free)
+{
+  int fd;
+
+  while ((fd = open ("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+    g_array_append_val (fillers, fd);
+  g_assert_cmpint (errno, ==, EMFILE);
+
+  for (; n_free > 0; n_free--)
+    {
+      close (g_array_index (fillers, int, fillers->len - 1));
+      g_array_set_size (fillers, fillers->len - 1);
+    }
+}
+
+static void
+empty_fd_table (GArray *fillers)
+{
+  guint i;
+
+  for (i = 0; i < fillers->len; i++)
+    close (g_array_index (fillers, int, i));
+  g_array_set_size (fillers, 0);
+}
+
+static void
+assert_out_of_fds (GBytes       *token,
+                   const GError *error)
+{
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_TOO_MANY_OPEN_FILES);
+  g_assert_null (token);
+}
+
+/* Out of file descriptors, both calls say so, as their docs promise,
+ * never that the kernel has no file handles (NOT_SUPPORTED): first in a
+ * process that has not read the boot id yet, then in one that has, where
+ * making a token needs no fd beyond the pidfd it is made of. In a
+ * subprocess of its own, so that nothing read the boot id before. */
+static void
+test_out_of_fds (void)
+{
+  g_autoptr(ProcwatchProcessMonitor) monitor = NULL;
+  g_autoptr(TestProcess) target = NULL;
+  g_autoptr(ProcwatchProcess) process = NULL;
+  g_autoptr(ProcwatchProcess) watched = NULL;
+  g_autoptr(GBytes) by_hand = NULL;
+  g_autoptr(GBytes) token = NULL;
+  g_autoptr(GArray) fillers = NULL;
+  g_autoptr(GError) error = NULL;
+  struct rlimit saved;
+  struct rlimit lowered;
+  guint fds_before;
+
+  if (skip_without_file_handles ())
+    return;
+
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+      g_test_trap_assert_passed ();
+      return;
+    }
+
+  monitor = procwatch_process_monitor_new ();
+  target = test_process_spawn (TEST_PROCESS_CHILD);
+  process = test_watch_by_pidfd (monitor, test_process_get_pid (target));
+  by_hand = token_by_hand (inode_of (test_process_get_pid (target)));
+  fillers = g_array_new (FALSE, FALSE, sizeof (int));
+
+  fds_before = test_count_open_fds ();
+  g_assert_no_errno (getrlimit (RLIMIT_NOFILE, &saved));
+  lowered = saved;
+  lowered.rlim_cur = fds_before + 16;
+  g_assert_no_errno (setrlimit (RLIMIT_NOFILE, &lowered));
+
+  /* The boot id not read yet: no fd to read it with, or none left once
+   * the pidfd to make the token of is open. */
+  fill_fd_table (fillers, 0);
+  watched = procwatch_process_monitor_watch_file_handle (monitor, by_hand, &error);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_TOO_MANY_OPEN_FILES);
+  g_assert_null (watched);
+  g_clear_error (&error);
+  empty_fd_table (fillers);
+
+  fill_fd_table (fillers, 1);
+  token = procwatch_process_dup_file_handle (process, &error);
+  assert_out_of_fds (token, error);
+  g_clear_error (&error);
+  empty_fd_table (fillers);
+
+  /* Read once, kept: the boot does not change while we run. */
+  token = procwatch_process_dup_file_handle (process, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_bytes_equal (token, by_hand));
+  g_clear_pointer (&token, g_bytes_unref);
+
+  fill_fd_table (fillers, 0);
+  watched = procwatch_process_monitor_watch_file_handle (monitor, by_hand, &error);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_TOO_MANY_OPEN_FILES);
+  g_assert_null (watched);
+  g_clear_error (&error);
+  token = procwatch_process_dup_file_handle (process, &error);
+  assert_out_of_fds (token, error);
+  g_clear_error (&error);
+  empty_fd_table (fillers);
+
+  fill_fd_table (fillers, 1);
+  token = procwatch_process_dup_file_handle (process, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_bytes_equal (token, by_hand));
+  empty_fd_table (fillers);
+
+  /* Nothing was left open by the failures. */
+  g_assert_cmpuint (test_count_open_fds (), ==, fds_before);
+  g_assert_no_errno (setrlimit (RLIMIT_NOFILE, &saved));
+
+  /* And the monitor still works. */
+  watched = procwatch_process_monitor_watch_file_handle (monitor, by_hand, &error);
+  g_assert_no_error (error);
+  g_assert_true (watched == process);
+  test_process_exit (target, 0);
+  wait_for_state (process, PROCWATCH_PROCESS_STATE_EXITED);
+}
+
 /* The other process of the tests. */
 static int
 print_own_token (void)
@@ -633,6 +762,7 @@ main (int    argc,
   g_test_add_func ("/file-handle/pid-namespaces", test_pid_namespaces);
   g_test_add_func ("/file-handle/uid-65534", test_unprivileged);
   g_test_add_func ("/file-handle/pid-reuse", test_pid_reuse);
+  g_test_add_func ("/file-handle/out-of-fds", test_out_of_fds);
 
   return g_test_run ();
 }

@@ -426,6 +426,16 @@ assert_log (GPtrArray  *log,
   g_ptr_array_set_size (log, 0);
 }
 
+/* The state when "status-known" is notified: before "state" is notified,
+ * it has its new value already. */
+static void
+on_status_known_state (ProcwatchProcess      *process,
+                       GParamSpec            *pspec,
+                       ProcwatchProcessState *state)
+{
+  *state = procwatch_process_get_state (process);
+}
+
 /* status-known, exit-status, term-sig: values while running, at "exited" and
  * at "reaped", and their notifications before "state"'s. */
 static void
@@ -437,10 +447,13 @@ check_status_properties (Fixture  *fixture,
   gboolean after_reap = test_status_known_after_reap (fixture->monitor);
   int exit_status = killed ? -1 : 7;
   int term_sig = killed ? SIGKILL : 0;
+  ProcwatchProcessState state_when_known = PROCWATCH_PROCESS_STATE_RUNNING;
   int status;
 
   assert_status_properties (process, FALSE, -1, 0);
   g_signal_connect (process, "notify", G_CALLBACK (on_notify), log);
+  g_signal_connect (process, "notify::status-known", G_CALLBACK (on_status_known_state),
+                    &state_when_known);
 
   if (killed)
     test_process_kill (fixture->target, SIGKILL);
@@ -452,6 +465,7 @@ check_status_properties (Fixture  *fixture,
     {
       assert_log (log, status_notifications (killed));
       assert_status_properties (process, TRUE, exit_status, term_sig);
+      g_assert_cmpint (state_when_known, ==, PROCWATCH_PROCESS_STATE_EXITED);
     }
   else
     {
@@ -466,7 +480,10 @@ check_status_properties (Fixture  *fixture,
   if (test_fixture_is_child (fixture) || !after_reap)
     assert_log (log, "state");
   else
-    assert_log (log, status_notifications (killed));
+    {
+      assert_log (log, status_notifications (killed));
+      g_assert_cmpint (state_when_known, ==, PROCWATCH_PROCESS_STATE_REAPED);
+    }
 
   if (test_fixture_is_child (fixture) || after_reap)
     assert_status_properties (process, TRUE, exit_status, term_sig);

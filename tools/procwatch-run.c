@@ -278,3 +278,28 @@ tool_watch_target (Tool        *tool,
 
   return result;
 }
+
+/* Watches the process that an @BASE64 argument's token names: the library
+ * opens the token into a pidfd, which every backend can watch. */
+WatchResult
+tool_watch_token (Tool        *tool,
+                  const char  *text,
+                  GError     **error)
+{
+  g_autoptr(ProcwatchProcess) process = NULL;
+  g_autoptr(GBytes) token = NULL;
+  ToolTarget target = { 0, NULL, 0, FALSE };
+  guchar *bytes;
+  gsize size;
+
+  bytes = g_base64_decode (text + 1, &size);
+  token = g_bytes_new_take (bytes, size);
+  process = procwatch_process_monitor_watch_file_handle (tool->monitor, token, error);
+  if (process == NULL)
+    return tool_classify_error (*error);
+
+  target.pid = procwatch_process_get_pid (process);
+  target.name = tool_target_name (process, target.pid);
+  tool_add_target (tool, process, &target);
+  return WATCH_OK;
+}

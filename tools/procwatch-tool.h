@@ -76,6 +76,9 @@ WatchResult tool_watch_target  (Tool              *tool,
                                 guint64            want_inode,
                                 const char        *name,
                                 GError           **error);
+WatchResult tool_watch_token   (Tool              *tool,
+                                const char        *text,
+                                GError           **error);
 void        tool_drop_target   (Tool              *tool,
                                 ProcwatchProcess  *process);
 guint       tool_signal_cgroups (Tool             *tool,

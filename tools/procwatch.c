@@ -146,67 +146,30 @@ ensure_fd_limit (Tool  *tool,
     tool_warn (_("cannot raise the open file limit: %s"), g_strerror (errno));
 }
 
-/* An @BASE64 argument, a process token (procwatch --json's "file_handle"):
- * the process it names is watched at once and goes on as PID:INODE, which
- * finds that same watch. Returns -1, or the exit status for a token that
- * opens no process. */
-static int
-collect_token_arg (Tool       *tool,
-                   const char *text,
-                   GArray     *pids,
-                   GArray     *inodes)
-{
-  g_autoptr(ProcwatchProcess) process = NULL;
-  g_autoptr(GBytes) token = NULL;
-  g_autoptr(GError) error = NULL;
-  guint64 inode;
-  guchar *bytes;
-  gsize size;
-  GPid pid;
-
-  bytes = g_base64_decode (text + 1, &size);
-  token = g_bytes_new_take (bytes, size);
-  process = procwatch_process_monitor_watch_file_handle (tool->monitor, token, &error);
-  if (process == NULL)
-    {
-      tool_warn (_("could not open process '%s': %s"), text, error->message);
-      if (tool->allow_exited && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-        return -1;
-      return TOOL_EXIT_FAILURE;
-    }
-
-  pid = procwatch_process_get_pid (process);
-  inode = procwatch_process_get_inode (process);
-  g_array_append_val (pids, pid);
-  g_array_append_val (inodes, inode);
-  return -1;
-}
-
-/* The PID, PID:INODE and @BASE64 arguments, appended to @pids and @inodes.
+/* The PID, PID:INODE and @BASE64 arguments, appended to @pids and @inodes;
+ * @tokens gets each @BASE64 argument at its index (NULL for the others):
+ * a token is handed to the library as it is, which opens it on any
+ * backend, never turned into a PID:INODE, which only pidfds can check.
  * Returns -1, or the exit status for a bad one. */
 static int
 collect_pid_args (Tool      *tool,
                   GPtrArray *pid_args,
                   GArray    *pids,
-                  GArray    *inodes)
+                  GArray    *inodes,
+                  GPtrArray *tokens)
 {
   guint i;
 
   for (i = 0; i < pid_args->len; i++)
     {
       const char *text = g_ptr_array_index (pid_args, i);
-      guint64 inode;
-      GPid pid;
-      int exit_code;
+      const char *token = NULL;
+      guint64 inode = 0;
+      GPid pid = 0;
 
       if (text[0] == '@')
-        {
-          if ((exit_code = collect_token_arg (tool, text, pids, inodes)) >= 0)
-            return exit_code;
-          continue;
-        }
-
-      if (!tool_parse_pid_arg (text, &pid, &inode))
+        token = text;
+      else if (!tool_parse_pid_arg (text, &pid, &inode))
         {
           tool_warn (_("failed to parse PID argument '%s': %s"), text, g_strerror (errno));
           return TOOL_EXIT_FAILURE;
@@ -214,6 +177,7 @@ collect_pid_args (Tool      *tool,
 
       g_array_append_val (pids, pid);
       g_array_append_val (inodes, inode);
+      g_ptr_array_add (tokens, (gpointer) token);
     }
 
   return -1;
@@ -301,29 +265,45 @@ collect_named (Tool                *tool,
   return -1;
 }
 
+/* "could not open", naming the argument: @token if it was an @BASE64,
+ * else @pid. */
+static void
+warn_cannot_open (GPid          pid,
+                  const char   *token,
+                  const GError *error)
+{
+  if (token != NULL)
+    tool_warn (_("could not open process '%s': %s"), token, error->message);
+  else
+    tool_warn (_("could not open PID %d: %s"), (int) pid, error->message);
+}
+
 /* How a process that cannot be watched ends the run: waitpid(1) stops at
  * the first; procwatch -e reports it and watches the others. */
 static int
 watch_failed (Tool         *tool,
               GPid          pid,
+              const char   *token,
               const GError *error,
               int           exit_code)
 {
-  tool_warn (_("could not open PID %d: %s"), (int) pid, error->message);
+  warn_cannot_open (pid, token, error);
   if (!tool->allow_exited || tool->waitpid_mode)
     return exit_code;
   return -1;
 }
 
-/* Watches every process in @pids; the last @n_named were found by name.
- * Returns -1 to go on (*@unsupported set if -e let a missing kernel feature
- * pass), or the exit status to stop with. */
+/* Watches every process in @pids, or the one that @tokens names at the
+ * same index; the last @n_named were found by name. Returns -1 to go on
+ * (*@unsupported set if -e let a missing kernel feature pass), or the exit
+ * status to stop with. */
 static int
-watch_all (Tool     *tool,
-           GArray   *pids,
-           GArray   *inodes,
-           guint     n_named,
-           gboolean *unsupported)
+watch_all (Tool      *tool,
+           GArray    *pids,
+           GArray    *inodes,
+           GPtrArray *tokens,
+           guint      n_named,
+           gboolean  *unsupported)
 {
   guint i;
 
@@ -331,34 +311,44 @@ watch_all (Tool     *tool,
     {
       g_autoptr(GError) error = NULL;
       GPid pid = g_array_index (pids, GPid, i);
+      const char *token = i < tokens->len ? g_ptr_array_index (tokens, i) : NULL;
       /* A process found by name that ended since is what -e allows. */
       gboolean named = i >= pids->len - n_named;
+      WatchResult result;
       int exit_code = -1;
 
-      switch (tool_watch_target (tool, pid, g_array_index (inodes, guint64, i), NULL, &error))
+      if (token != NULL)
+        result = tool_watch_token (tool, token, &error);
+      else
+        result = tool_watch_target (tool, pid, g_array_index (inodes, guint64, i), NULL, &error);
+
+      switch (result)
         {
         case WATCH_OK:
           break;
 
         case WATCH_GONE:
+          /* A reaped process's token, as a gone PID: skipped, said with -v. */
           if (tool->allow_exited || named)
             {
-              if (tool->verbose)
+              if (tool->verbose && token != NULL)
+                tool_warn (_("process '%s' has exited, skipping"), token);
+              else if (tool->verbose)
                 tool_warn (_("PID %d has exited, skipping"), (int) pid);
               break;
             }
-          tool_warn (_("could not open PID %d: %s"), (int) pid, error->message);
+          warn_cannot_open (pid, token, error);
           return TOOL_EXIT_FAILURE;
 
         case WATCH_UNSUPPORTED:
           *unsupported = TRUE;
-          exit_code = watch_failed (tool, pid, error, TOOL_EXIT_UNSUPPORTED);
+          exit_code = watch_failed (tool, pid, token, error, TOOL_EXIT_UNSUPPORTED);
           break;
 
         case WATCH_FAILED:
         default:
           tool->failed = TRUE;
-          exit_code = watch_failed (tool, pid, error, TOOL_EXIT_FAILURE);
+          exit_code = watch_failed (tool, pid, token, error, TOOL_EXIT_FAILURE);
           break;
         }
 
@@ -977,6 +967,7 @@ watch_processes (Tool        *tool,
 {
   g_autoptr(GArray) pids = g_array_new (FALSE, FALSE, sizeof (GPid));
   g_autoptr(GArray) inodes = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr(GPtrArray) tokens = g_ptr_array_new ();
   const char * const *patterns = (const char * const *) options->patterns->pdata;
   gboolean unsupported = FALSE;
   guint n_named;
@@ -990,7 +981,7 @@ watch_processes (Tool        *tool,
                                                        options->pid_args->len + n_others)) >= 0)
     return exit_code;
 
-  exit_code = collect_pid_args (tool, options->pid_args, pids, inodes);
+  exit_code = collect_pid_args (tool, options->pid_args, pids, inodes, tokens);
   if (exit_code >= 0)
     return exit_code;
 
@@ -1014,7 +1005,7 @@ watch_processes (Tool        *tool,
    * timeout are awaited, as the timeout set up. */
   if (!tool->timed_out)
     {
-      exit_code = watch_all (tool, pids, inodes, n_named, &unsupported);
+      exit_code = watch_all (tool, pids, inodes, tokens, n_named, &unsupported);
       if (exit_code >= 0)
         return exit_code;
 

@@ -211,3 +211,16 @@ def test_refuses_to_signal_its_own_tree(user_manager):
     assert proc.poll() is None
     with open(os.path.join(directory, 'cgroup.freeze')) as freeze:
         assert freeze.read() == '0\n'
+
+
+def test_send_never_reaches_an_escaped_byte_lookalike(user_manager, tools):
+    """A unit whose id unescapes to bytes no id has (`\\x00` here, which a C
+    string would cut the id short at) is no instance of the app: --app
+    --send KILL ends the app and leaves that unit's process alone."""
+    path, proc = user_manager.launch('app-gnome-org.example.Calc-1.scope')
+    _, evil = user_manager.launch('app-gnome-org.example.Calc\\x00.evil-2.scope')
+    inside = ('sh', '-c', 'echo $$ > %s/cgroup.procs && exec "$@"' % user_manager.session, 'sh')
+    status, out, err = run('--send', 'KILL', '--app', 'org.example.Calc', wrapper=inside)
+    assert (status, out, err) == (0, '- cgroup-emptied %s\n' % path, '')
+    assert proc.wait(DEADLINE) == -signal.SIGKILL
+    assert evil.poll() is None

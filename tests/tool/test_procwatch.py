@@ -9,6 +9,7 @@ hanging.
 """
 
 import base64
+import ctypes
 import datetime
 import json
 import os
@@ -18,6 +19,7 @@ import select
 import shutil
 import signal
 import stat
+import struct
 import subprocess
 import sys
 import time
@@ -1152,6 +1154,68 @@ def test_file_handle_of_a_record_names_the_process(procs, tools):
 
     status, out, err = run('-e', '@' + token)
     assert status == 0, err
+
+
+def token_of(pid):
+    """The process token of the running process @pid, made here as the
+    library makes it (the format at the top of
+    gio-procwatch/procwatch-file-handle.c), whatever backend the tool is
+    run with; None where the kernel gives no pidfs file handles."""
+
+    class FileHandle(ctypes.Structure):
+        _fields_ = [('handle_bytes', ctypes.c_uint), ('handle_type', ctypes.c_int),
+                    ('f_handle', ctypes.c_ubyte * 128)]
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    handle = FileHandle(handle_bytes=128)
+    mount_id = ctypes.c_int()
+    pidfd = os.pidfd_open(pid)
+    try:
+        if libc.name_to_handle_at(pidfd, b'', ctypes.byref(handle), ctypes.byref(mount_id),
+                                  0x1000) != 0:  # AT_EMPTY_PATH
+            return None
+    finally:
+        os.close(pidfd)
+    with open('/proc/sys/kernel/random/boot_id') as f:
+        boot_id = bytes.fromhex(f.read().strip().replace('-', ''))
+    token = (b'PWFH' + struct.pack('<II', 1, handle.handle_type) + boot_id
+             + struct.pack('<I', handle.handle_bytes) + bytes(handle.f_handle[:handle.handle_bytes]))
+    return base64.b64encode(token).decode()
+
+
+@pytest.mark.parametrize('backend', ['pidfd', 'poll'])
+def test_file_handle_argument_on_every_backend(procs, tools, backend):
+    """@BASE64 is handed to the library, which opens the token into a pidfd
+    and watches that on any backend (not turned into a PID:INODE, which the
+    poll backend cannot check)."""
+    target = procs()
+    token = token_of(target.pid)
+    if token is None:
+        pytest.skip('no pidfs file handles here (Linux 6.14 and newer)')
+    tool = tools('--json', '@' + token, wrapper=['env', 'PROCWATCH_BACKEND=' + backend])
+    target.kill()
+    record = check_json(tool.line(), target.pid, 'exited')
+    assert record['file_handle'] == token
+    assert tool.finish() == (0, [], [])
+
+
+def test_file_handle_of_a_reaped_process_skipped_as_a_gone_pid(procs):
+    """-e skips a token whose process is reaped as it skips a gone PID:
+    silently, and said only with -v."""
+    target = procs()
+    token = token_of(target.pid)
+    if token is None:
+        pytest.skip('no pidfs file handles here (Linux 6.14 and newer)')
+    target.kill()
+    target.wait()
+    assert run('-e', '@' + token) == (0, '', '')
+    assert run('-e', '-v', '@' + token) == \
+        (0, '', "procwatch: process '@%s' has exited, skipping\n" % token)
+    # Alongside a gone PID, and without -e: the library says why.
+    assert run('-e', gone_pid(), '@' + token) == (0, '', '')
+    status, out, err = run('@' + token)
+    assert (status, out) == (1, '')
+    assert err.startswith("procwatch: could not open process '@%s': " % token), err
 
 
 def test_file_handle_argument_that_is_no_token():
