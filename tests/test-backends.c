@@ -21,8 +21,10 @@
 #include <unistd.h>
 
 #include "procwatch-backend-private.h"
+#include "procwatch-linux-private.h"
 #include "procwatch-probe-scheduler-private.h"
 #include "procwatch-proc-files-private.h"
+#include "procwatch-test-seam-private.h"
 #include "procwatch-test-util.h"
 
 static void
@@ -409,6 +411,110 @@ test_pidfd_starts_no_process (void)
   _exit (0);
 }
 
+/* PIDFD_GET_INFO's ioctl fails with ENOTTY, as on kernels before 6.11
+ * (6.11 and 6.12 answer EINVAL); nothing else changes. */
+static gboolean
+refuse_pidfd_get_info (void)
+{
+  struct sock_filter filter[] = {
+    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 0, 3),
+    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, args[1])),
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, (guint32) PROCWATCH_PIDFD_GET_INFO, 0, 1),
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOTTY),
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog program = { .len = G_N_ELEMENTS (filter), .filter = filter };
+
+  return prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+         prctl (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0;
+}
+
+/* Without PIDFD_GET_INFO (before Linux 6.13), a watch tells a child of ours
+ * from a process that is not, and an exit is taken, without reading the
+ * parent from /proc/<pid>/status: waitid () on the pidfd finds a child or
+ * says ECHILD. Each /proc file costs a path walk and leaves a dentry and an
+ * inode that the kernel keeps as long as the process lives (bench/README.md,
+ * the scale row). The kernel is asked PIDFD_GET_INFO once, not at every
+ * watch and exit. The child's exit still comes with its status, the other
+ * process's without one. */
+static void
+test_pidfd_without_get_info (void)
+{
+  g_autoptr(ProcwatchProcessMonitor) monitor = NULL;
+  g_autoptr(TestRecorder) recorder = NULL;
+  g_autoptr(TestProcess) child = NULL;
+  g_autoptr(TestProcess) other = NULL;
+  g_autoptr(ProcwatchProcess) child_process = NULL;
+  g_autoptr(ProcwatchProcess) other_process = NULL;
+  g_autoptr(GError) error = NULL;
+  guint parent_reads, info_asks;
+  TestEvent *event;
+
+  if (!g_test_subprocess ())
+    {
+      if (prctl (PR_GET_SECCOMP, 0, 0, 0, 0) < 0)
+        {
+          g_test_skip ("This kernel has no seccomp");
+          return;
+        }
+
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      return;
+    }
+
+  if (!test_have_pidfd ())
+    {
+      g_test_skip ("No pidfds here");
+      return;
+    }
+
+  g_assert_true (refuse_pidfd_get_info ());
+
+  monitor = procwatch_process_monitor_new ();
+  if (g_strcmp0 (procwatch_process_monitor_get_backend (monitor), "pidfd") != 0)
+    {
+      g_test_skip ("The monitor does not use the pidfd backend here (PROCWATCH_BACKEND?)");
+      return;
+    }
+  recorder = test_recorder_new (monitor);
+  child = test_process_spawn (TEST_PROCESS_CHILD);
+  other = test_process_spawn (TEST_PROCESS_GRANDCHILD);
+
+  parent_reads = procwatch_test_seam_parent_reads;
+  info_asks = procwatch_test_seam_pidfd_info_asks;
+
+  child_process = procwatch_process_monitor_watch_pid (monitor, test_process_get_pid (child),
+                                                       &error);
+  g_assert_no_error (error);
+  other_process = procwatch_process_monitor_watch_pid (monitor, test_process_get_pid (other),
+                                                       &error);
+  g_assert_no_error (error);
+
+  test_process_exit (child, 3);
+  test_process_exit (other, 4);
+  test_run_until_count (NULL, &recorder->n_exited, 2);
+
+  event = test_recorder_find (recorder, test_process_get_pid (child),
+                              PROCWATCH_PROCESS_STATE_EXITED);
+  g_assert_nonnull (event);
+  g_assert_true (event->had_status);
+  g_assert_true (WIFEXITED (event->status));
+  g_assert_cmpint (WEXITSTATUS (event->status), ==, 3);
+  event = test_recorder_find (recorder, test_process_get_pid (other),
+                              PROCWATCH_PROCESS_STATE_EXITED);
+  g_assert_nonnull (event);
+  g_assert_false (event->had_status);
+
+  test_process_reap (child);
+  test_process_reap (other);
+  test_run_until_count (NULL, &recorder->n_reaped, 2);
+
+  g_assert_cmpuint (procwatch_test_seam_parent_reads - parent_reads, ==, 0);
+  g_assert_cmpuint (procwatch_test_seam_pidfd_info_asks - info_asks, ==, 0);
+}
+
 /* README: a poll-backend dispatch "reads at most 256" due probes, so that
  * many due at once cannot stall the main loop; the rest follow in the next
  * dispatches, none lost and none taken twice. */
@@ -469,6 +575,7 @@ main (int   argc,
   g_test_add_func ("/backends/choose", test_choose);
   g_test_add_func ("/backends/leader-exits-first", test_leader_exits_first);
   g_test_add_func ("/backends/pidfd/starts-no-process", test_pidfd_starts_no_process);
+  g_test_add_func ("/backends/pidfd/without-get-info", test_pidfd_without_get_info);
   g_test_add_func ("/backends/probe-scheduler/batch", test_probe_batch);
 
   return g_test_run ();
