@@ -2462,7 +2462,7 @@ measure_scale (const char *peer,
 
   /* Bounded, so that a lost event ends the run with the count short
    * instead of hanging it. */
-  deadline = start + G_GINT64_CONSTANT (300) * 1000000000;
+  deadline = start + G_GINT64_CONSTANT (900) * 1000000000;
   if (epoll_fd >= 0)
     {
       struct epoll_event events[EPOLL_BATCH];
