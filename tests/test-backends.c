@@ -347,6 +347,35 @@ forbid_new_processes (void)
          prctl (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0;
 }
 
+/* For a test whose body runs under a seccomp filter, in a subprocess of
+ * its own: TRUE in that subprocess where there are pidfds, FALSE in the
+ * test's own process once the subprocess has passed (or the test is
+ * skipped). */
+static gboolean
+in_filtered_subprocess (void)
+{
+  if (!g_test_subprocess ())
+    {
+      if (prctl (PR_GET_SECCOMP, 0, 0, 0, 0) < 0)
+        {
+          g_test_skip ("This kernel has no seccomp");
+          return FALSE;
+        }
+
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      return FALSE;
+    }
+
+  if (!test_have_pidfd ())
+    {
+      g_test_skip ("No pidfds here");
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
 /* The pidfd backend tells whether a reap hangs a pidfd up without starting a
  * process of its own, which a thread of the application reaping with
  * waitpid (-1, ..., __WALL) could take: the question is asked, and a real
@@ -360,24 +389,8 @@ test_pidfd_starts_no_process (void)
   int control[2];
   pid_t pid;
 
-  if (!g_test_subprocess ())
-    {
-      if (prctl (PR_GET_SECCOMP, 0, 0, 0, 0) < 0)
-        {
-          g_test_skip ("This kernel has no seccomp");
-          return;
-        }
-
-      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-      g_test_trap_assert_passed ();
-      return;
-    }
-
-  if (!test_have_pidfd ())
-    {
-      g_test_skip ("No pidfds here");
-      return;
-    }
+  if (!in_filtered_subprocess ())
+    return;
 
   /* The one process the test needs, started before the filter. */
   g_assert_no_errno (pipe2 (control, O_CLOEXEC));
@@ -451,24 +464,8 @@ test_pidfd_without_get_info (void)
   guint parent_reads, info_asks;
   TestEvent *event;
 
-  if (!g_test_subprocess ())
-    {
-      if (prctl (PR_GET_SECCOMP, 0, 0, 0, 0) < 0)
-        {
-          g_test_skip ("This kernel has no seccomp");
-          return;
-        }
-
-      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-      g_test_trap_assert_passed ();
-      return;
-    }
-
-  if (!test_have_pidfd ())
-    {
-      g_test_skip ("No pidfds here");
-      return;
-    }
+  if (!in_filtered_subprocess ())
+    return;
 
   g_assert_true (refuse_pidfd_get_info ());
 
