@@ -20,6 +20,7 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,6 +61,7 @@ static int opt_ctl_fd = -1;
 static int opt_max_delay_us = 20000;
 static gboolean opt_delay_in_loop;
 static char *opt_sleepers;
+static gboolean opt_drop_caches;
 
 static GOptionEntry entries[] = {
   { "rounds", 0, 0, G_OPTION_ARG_INT, &opt_rounds, "Rounds (each measures every peer once)", "R" },
@@ -87,6 +89,9 @@ static GOptionEntry entries[] = {
     "Run the main loop during that wait (monitor)", NULL },
   { "sleepers", 0, 0, G_OPTION_ARG_FILENAME, &opt_sleepers,
     "scale, memory: procwatch-bench-sleepers", "PATH" },
+  { "drop-caches", 0, 0, G_OPTION_ARG_NONE, &opt_drop_caches,
+    "scale: drop the kernel's reclaimable caches around its memory readings (root, in a "
+    "machine of the benchmark's own: a guest)", NULL },
   { NULL }
 };
 
@@ -159,12 +164,15 @@ monitor_backend_ok (ProcwatchProcessMonitor *monitor)
 {
   const char *backend = procwatch_process_monitor_get_backend (monitor);
   gboolean ok = opt_expect_backend == NULL || g_strcmp0 (backend, opt_expect_backend) == 0;
+  g_autofree char *features = g_flags_to_string (PROCWATCH_TYPE_FEATURES,
+                                                 procwatch_process_monitor_get_features (monitor));
 
+  /* The features say what the kernel gives (bench/run --guest-kernels). */
   print_line ("{\"bench\": \"backend\", \"label\": \"%s\", \"requested\": \"%s\", "
-              "\"got\": \"%s\", \"available\": %s}",
+              "\"got\": \"%s\", \"available\": %s, \"features\": \"%s\"}",
               opt_label != NULL ? opt_label : "",
               opt_expect_backend != NULL ? opt_expect_backend : "",
-              backend, ok ? "true" : "false");
+              backend, ok ? "true" : "false", features);
   return ok;
 }
 
@@ -1970,23 +1978,32 @@ cmd_watchat (void)
   return 0;
 }
 
-/* A "Name:   N kB" line of a /proc file, in bytes; -1 if there is none. */
+/* A "Name:   N kB" line of @text, a /proc file's, in bytes; -1 if there
+ * is none. */
+static gint64
+kib_field_of (const char *text,
+              const char *name)
+{
+  g_autofree char *key = g_strdup_printf ("\n%s:", name);
+  const char *line = strstr (text, key);
+
+  if (line == NULL)
+    return -1;
+
+  return g_ascii_strtoll (line + strlen (key), NULL, 10) * 1024;
+}
+
+/* The same of the file at @path. */
 static gint64
 proc_kib_field (const char *path,
                 const char *name)
 {
   g_autofree char *text = NULL;
-  g_autofree char *key = g_strdup_printf ("\n%s:", name);
-  const char *line;
 
   if (!g_file_get_contents (path, &text, NULL, NULL))
     return -1;
 
-  line = strstr (text, key);
-  if (line == NULL)
-    return -1;
-
-  return g_ascii_strtoll (line + strlen (key), NULL, 10) * 1024;
+  return kib_field_of (text, name);
 }
 
 /* Resident anonymous memory of this process, in bytes: what user space
@@ -2104,8 +2121,15 @@ cmd_memory (void)
  * before and after they are started. Needs RLIMIT_NOFILE above N (raised
  * here, as root) and a kernel.pid_max that leaves room for N more pids
  * (bench/run raises it and puts it back). Peer "none" watches nothing: the
- * crowd's memory, and the kill with its parent alone reaping (to the exit
- * of the parent, which waits for its last child). */
+ * crowd's memory, what a watch's reads of /proc cost on their own (the
+ * name of every process, then its cgroup: time and kernel memory), and the
+ * kill with its parent alone reaping (to the exit of the parent, which
+ * waits for its last child). The kernel's memory (/proc/meminfo: slab,
+ * its reclaimable and unreclaimable parts, free memory) is read before
+ * and after the watches and, with --drop-caches (a guest of the
+ * benchmark's own), once more after the kernel has dropped what it can:
+ * the dentries and inodes that reads of /proc leave behind are kept while
+ * their process lives, but only as a cache. */
 
 typedef struct
 {
@@ -2157,6 +2181,113 @@ on_scale_reaped (ProcwatchProcessMonitor *monitor,
                  ScaleCount              *count)
 {
   scale_seen (count, process, SEEN_REAPED);
+}
+
+/* The kernel's memory as /proc/meminfo tells it at one moment: its slab
+ * (dentries, inodes, files, epoll items, pids), the part of it the kernel
+ * frees under memory pressure, the rest, and the free memory. */
+typedef struct
+{
+  gint64 slab;
+  gint64 reclaimable;
+  gint64 unreclaimable;
+  gint64 free;
+} KernelMemory;
+
+static void
+kernel_memory (KernelMemory *memory)
+{
+  g_autofree char *text = NULL;
+
+  if (!g_file_get_contents ("/proc/meminfo", &text, NULL, NULL))
+    g_error ("procwatch-bench: cannot read /proc/meminfo");
+
+  memory->slab = kib_field_of (text, "Slab");
+  memory->reclaimable = kib_field_of (text, "SReclaimable");
+  memory->unreclaimable = kib_field_of (text, "SUnreclaim");
+  memory->free = kib_field_of (text, "MemFree");
+}
+
+static char *
+kernel_memory_json (const KernelMemory *memory)
+{
+  return g_strdup_printf ("{\"slab\": %" G_GINT64_FORMAT ", \"reclaimable\": %" G_GINT64_FORMAT
+                          ", \"unreclaimable\": %" G_GINT64_FORMAT ", \"free\": %"
+                          G_GINT64_FORMAT "}", memory->slab, memory->reclaimable,
+                          memory->unreclaimable, memory->free);
+}
+
+/* With --drop-caches: the kernel frees what it can of its caches (dentries
+ * and inodes, /proc's among them, and the page cache), so that a reading
+ * after it is what is held, not what was left behind. Machine-wide: only
+ * in a machine of the benchmark's own. */
+static void
+drop_kernel_caches (void)
+{
+  int fd;
+
+  if (!opt_drop_caches)
+    return;
+
+  /* Write-only, also for root: no g_file_set_contents (). */
+  fd = open ("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+  if (fd < 0 || write (fd, "2\n", 2) != 2)
+    g_error ("procwatch-bench: cannot drop the kernel's caches: %s", g_strerror (errno));
+  close (fd);
+}
+
+/* What a watch reads of each process besides its pidfd, on its own: the
+ * name (/proc/PID/comm) of every one of @n, then its cgroup, each pass
+ * timed and the kernel's memory read around it, as the library reads them
+ * (openat of "PID/FILE" below one /proc fd, read, close). The JSON of the
+ * two, for the crowd's record. */
+static char *
+scale_reads (const GPid *pids,
+             guint       n)
+{
+  const char *files[] = { "comm", "cgroup" };
+  g_autoptr(GString) json = g_string_new ("{");
+  int proc_fd = open ("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  guint f, i;
+
+  if (proc_fd < 0)
+    g_error ("procwatch-bench: cannot open /proc: %s", g_strerror (errno));
+
+  for (f = 0; f < G_N_ELEMENTS (files); f++)
+    {
+      g_autofree char *before_json = NULL;
+      g_autofree char *after_json = NULL;
+      KernelMemory before, after;
+      gint64 start, ns;
+
+      drop_kernel_caches ();
+      kernel_memory (&before);
+      start = bench_now_ns ();
+      for (i = 0; i < n; i++)
+        {
+          char path[64];
+          char text[4096];
+          int fd;
+
+          g_snprintf (path, sizeof path, "%d/%s", (int) pids[i], files[f]);
+          fd = openat (proc_fd, path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+          if (fd < 0 || read (fd, text, sizeof text) <= 0)
+            g_error ("procwatch-bench: cannot read /proc/%s: %s", path, g_strerror (errno));
+          close (fd);
+        }
+      ns = bench_now_ns () - start;
+      kernel_memory (&after);
+
+      before_json = kernel_memory_json (&before);
+      after_json = kernel_memory_json (&after);
+      g_string_append_printf (json, "%s\"%s\": {\"ns\": %" G_GINT64_FORMAT ", \"before\": %s, "
+                              "\"after\": %s}", f > 0 ? ", " : "", files[f], ns, before_json,
+                              after_json);
+    }
+
+  close (proc_fd);
+  g_string_append (json, "}");
+  return g_string_free (g_steal_pointer (&json), FALSE);
 }
 
 static gint64
@@ -2246,6 +2377,11 @@ measure_scale (const char *peer,
   g_autoptr(GMainContext) small_context = NULL;
   gint64 mem_before, mem_after, spawn_start, spawn_ns, watch_start, watch_ns;
   gint64 heap_before, heap_grown = 0, start, cpu_start, cpu, deadline;
+  KernelMemory kernel_before, kernel_after, kernel_held;
+  g_autofree char *kernel_before_json = NULL;
+  g_autofree char *kernel_after_json = NULL;
+  g_autofree char *kernel_held_json = NULL;
+  g_autofree char *reads_json = NULL;
   int epoll_fd = -1;
   guint i;
 
@@ -2256,6 +2392,8 @@ measure_scale (const char *peer,
   spawn_ns = bench_now_ns () - spawn_start;
   mem_after = mem_available_bytes ();
 
+  drop_kernel_caches ();
+  kernel_memory (&kernel_before);
   heap_before = heap_bytes ();
   watch_start = bench_now_ns ();
   if (g_str_equal (peer, "monitor"))
@@ -2282,6 +2420,18 @@ measure_scale (const char *peer,
       epoll_fd = epoll_watch_all (watches, (GPid *) sleepers.pids->data, n, &counter);
     }
   watch_ns = bench_now_ns () - watch_start;
+  kernel_memory (&kernel_after);
+  /* What the watches hold of the kernel's memory, once what they left
+   * behind is freed (with --drop-caches; else the same reading again). */
+  drop_kernel_caches ();
+  kernel_memory (&kernel_held);
+  kernel_before_json = kernel_memory_json (&kernel_before);
+  kernel_after_json = kernel_memory_json (&kernel_after);
+  kernel_held_json = kernel_memory_json (&kernel_held);
+
+  /* The crowd alone: what the reads of a watch cost, each on its own. */
+  if (monitor == NULL && epoll_fd < 0)
+    reads_json = scale_reads ((const GPid *) sleepers.pids->data, n);
 
   if (monitor != NULL)
     {
@@ -2313,7 +2463,7 @@ measure_scale (const char *peer,
 
   /* Bounded, so that a lost event ends the run with the count short
    * instead of hanging it. */
-  deadline = start + G_GINT64_CONSTANT (300) * 1000000000;
+  deadline = start + G_GINT64_CONSTANT (900) * 1000000000;
   if (epoll_fd >= 0)
     {
       struct epoll_event events[EPOLL_BATCH];
@@ -2353,10 +2503,13 @@ measure_scale (const char *peer,
               "\"mem_after\": %" G_GINT64_FORMAT ", \"watch_ns\": %" G_GINT64_FORMAT ", "
               "\"heap_bytes\": %" G_GINT64_FORMAT ", \"n_exited\": %u, \"n_reaped\": %u, "
               "\"duplicates\": %u, \"exited_ns\": %" G_GINT64_FORMAT ", \"reaped_ns\": %"
-              G_GINT64_FORMAT ", \"cpu_ns\": %" G_GINT64_FORMAT "}",
+              G_GINT64_FORMAT ", \"cpu_ns\": %" G_GINT64_FORMAT ", \"caches_dropped\": %s, "
+              "\"kernel\": {\"before\": %s, \"after\": %s, \"held\": %s}, \"reads\": %s}",
               peer, round, n, spawn_ns, mem_before, mem_after, watch_ns, heap_grown,
               count.n_exited, count.n_reaped, count.duplicates,
-              count.exited_ns - start, count.reaped_ns - start, cpu);
+              count.exited_ns - start, count.reaped_ns - start, cpu,
+              opt_drop_caches ? "true" : "false", kernel_before_json, kernel_after_json,
+              kernel_held_json, reads_json != NULL ? reads_json : "null");
 
   if (monitor != NULL)
     procwatch_process_monitor_close (monitor);
@@ -3140,7 +3293,11 @@ cmd_callgrind (char *self_path)
         struct pollfd hangup = { base + index, 0, 0 };
 
         kill (g_array_index (sleepers.pids, GPid, index), SIGKILL);
-        while (poll (&hangup, 1, -1) < 0 && errno == EINTR)
+        /* Until the reap: the pidfd hangs up (Linux 6.9+); before 6.9
+         * nothing wakes us, and signal 0 is asked every millisecond. */
+        while (!(poll (&hangup, 1, 1) == 1 && (hangup.revents & POLLHUP)) &&
+               !(syscall (SYS_pidfd_send_signal, base + index, 0, NULL, 0) < 0 &&
+                 errno == ESRCH))
           ;
         bench_write_all (ctl[0], "r", 1);
       }

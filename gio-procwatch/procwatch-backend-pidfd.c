@@ -29,6 +29,7 @@
 #include "procwatch-test-seam-private.h"
 
 #ifdef PROCWATCH_TEST_SEAM
+guint procwatch_test_seam_pidfd_info_asks;
 void (*procwatch_test_seam_pidfd_info_answer) (struct procwatch_pidfd_info *info);
 const char *procwatch_test_seam_kernel_release;
 #endif
@@ -128,10 +129,18 @@ pidfd_is_supported (GError **error)
   return TRUE;
 }
 
+/* Set once a pidfd has refused PIDFD_GET_INFO as a kernel without it
+ * does: ENOTTY before Linux 6.11, EINVAL on 6.11 and 6.12 (their pidfd
+ * ioctls take no argument). A kernel that has it gives EINVAL only for a
+ * struct smaller than its first version, which ours never is. */
+static gint get_info_missing;
+
 /* PIDFD_GET_INFO (Linux 6.13+), the one place that asks it: whether the
  * kernel answered about any bit of @mask. Every question about a pidfd's
  * process (pid, parent, exit status, core dump, and what newer kernels
- * add) comes through here, with the struct zeroed as the kernel wants. */
+ * add) comes through here, with the struct zeroed as the kernel wants.
+ * Where the kernel has none it is asked once: a watch and an exit ask up
+ * to three times, each a system call for nothing (ENOTTY in errno). */
 gboolean
 procwatch_pidfd_get_info (int                          pidfd,
                           guint64                      mask,
@@ -141,8 +150,19 @@ procwatch_pidfd_get_info (int                          pidfd,
   memset (info, 0, sizeof *info);
   info->mask = mask;
 
+  if (g_atomic_int_get (&get_info_missing))
+    {
+      errno = ENOTTY;
+      return FALSE;
+    }
+
+  PROCWATCH_TEST_SEAM_COUNT (pidfd_info_asks);
   if (ioctl (pidfd, PROCWATCH_PIDFD_GET_INFO, info) != 0)
-    return FALSE;
+    {
+      if (errno == ENOTTY || errno == EINVAL)
+        g_atomic_int_set (&get_info_missing, 1);
+      return FALSE;
+    }
 
 #ifdef PROCWATCH_TEST_SEAM
   if (procwatch_test_seam_pidfd_info_answer != NULL)
@@ -396,8 +416,14 @@ procwatch_pidfd_tells_cgroup_id (void)
  * its cgroup v2 (0 if not told). Where the kernel has PIDFD_GET_INFO
  * (6.13+), one ioctl says all three: it finds the process only until the
  * reap. It also fails for a process whose parent we cannot see (one
- * entered into our pid namespace from outside): then, as before 6.13, the
- * parent comes from /proc and the reap from signal 0. */
+ * entered into our pid namespace from outside): then, as before 6.13,
+ * waitid () on the pidfd finds a child of ours (of any of our threads),
+ * running or a zombie, and so unreaped; anything else is ECHILD, and the
+ * reap is asked with signal 0. No /proc file is read for either: each
+ * would cost a path walk, and a dentry and an inode the kernel keeps as
+ * long as the process lives (a tracee of ours is found as a child, as
+ * waitid () would give us its status too). Only Linux 5.3, without
+ * P_PIDFD, reads the parent from /proc. */
 gboolean
 procwatch_pidfd_check_watched (int       pidfd,
                                GPid      pid,
@@ -405,6 +431,7 @@ procwatch_pidfd_check_watched (int       pidfd,
                                guint64  *cgroup_id)
 {
   struct procwatch_pidfd_info info;
+  siginfo_t found;
   gboolean ppid_read;
   gboolean answered;
   gboolean reaped;
@@ -425,6 +452,21 @@ procwatch_pidfd_check_watched (int       pidfd,
       if (info.mask & PIDFD_INFO_CGROUPID)
         *cgroup_id = info.cgroupid;
       return TRUE;
+    }
+
+  if (child != NULL)
+    {
+      if (peek_exited_child (P_PIDFD, pidfd, &found) == 0)
+        {
+          *child = TRUE;
+          return TRUE;
+        }
+
+      if (errno == ECHILD)
+        {
+          *child = FALSE;
+          return !procwatch_pidfd_is_reaped (pidfd);
+        }
     }
 
   /* As parent_is_us () does without PIDFD_GET_INFO, with one signal 0
@@ -577,6 +619,8 @@ static gboolean
 child_exit_pending (ProcwatchHandle *handle)
 {
   struct procwatch_pidfd_info pidfd_info;
+  gboolean none_of_ours = FALSE;
+  gboolean answered = FALSE;
   siginfo_t info;
   int wait_status;
 
@@ -594,6 +638,7 @@ child_exit_pending (ProcwatchHandle *handle)
       procwatch_pidfd_get_info (handle->fd, PIDFD_INFO_PID | PIDFD_INFO_EXIT | PIDFD_INFO_COREDUMP,
                                 &pidfd_info))
     {
+      answered = TRUE;
       if (pidfd_info.mask & PIDFD_INFO_EXIT)
         {
           handle->exit_status = status_of_info (&pidfd_info);
@@ -626,11 +671,26 @@ child_exit_pending (ProcwatchHandle *handle)
       /* Linux 5.3 has no P_PIDFD: nothing we could wait for. */
       return FALSE;
     }
+  else if (errno == ECHILD)
+    {
+      none_of_ours = TRUE;
+    }
 
   if (procwatch_pidfd_read_exit_status (handle->fd, &wait_status))
     return FALSE;
 
-  /* A subreaper may have adopted it since it was watched. */
+  /* A subreaper may have adopted it since it was watched. Where the kernel
+   * did not answer above (before 6.13), the ECHILD of waitid () says that
+   * it is none of our children: its parent is not read from /proc at every
+   * exit, and read_status () need not ask waitid () again. Where it
+   * answered, the parent it gave stands: a child of ours that another of
+   * our threads is reaping is ECHILD to waitid () too. */
+  if (!handle->child && none_of_ours && !answered)
+    {
+      handle->exit_status_at_reap = TRUE;
+      return FALSE;
+    }
+
   if (!handle->child && !parent_is_us (handle->fd, handle->pid))
     return FALSE;
 

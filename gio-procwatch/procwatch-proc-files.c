@@ -19,6 +19,11 @@
 
 #include "procwatch-proc-files-private.h"
 #include "procwatch-self-private.h"
+#include "procwatch-test-seam-private.h"
+
+#ifdef PROCWATCH_TEST_SEAM
+guint procwatch_test_seam_parent_reads;
+#endif
 
 /* Reads up to @size - 1 bytes of @path (relative to @dirfd, or
  * AT_FDCWD) and terminates them with a NUL. /proc files are generated on
@@ -432,6 +437,7 @@ gboolean
 procwatch_proc_read_ppid (GPid  pid,
                           GPid *ppid)
 {
+  PROCWATCH_TEST_SEAM_COUNT (parent_reads);
   return proc_is_known_own () &&
          read_status_pid_field (pid, "PPid", ppid);
 }

@@ -25,6 +25,11 @@ extern guint procwatch_test_seam_cgroup_probe_reads;
  * for tests of the path cache. */
 extern guint procwatch_test_seam_cgroup_path_reads;
 extern guint procwatch_test_seam_cgroup_ids_known;
+/* Times the pidfd backend asked the kernel PIDFD_GET_INFO, and times a
+ * process's parent was read from /proc/<pid>/status, for the test that
+ * holds a watch and an exit on kernels without PIDFD_GET_INFO to neither. */
+extern guint procwatch_test_seam_pidfd_info_asks;
+extern guint procwatch_test_seam_parent_reads;
 /* Called by a watch by pid between the opening of its handle and its reads
  * of /proc, for a test that reuses the pid there. */
 extern void (*procwatch_test_seam_before_identity_read) (GPid pid);

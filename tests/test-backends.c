@@ -21,8 +21,10 @@
 #include <unistd.h>
 
 #include "procwatch-backend-private.h"
+#include "procwatch-linux-private.h"
 #include "procwatch-probe-scheduler-private.h"
 #include "procwatch-proc-files-private.h"
+#include "procwatch-test-seam-private.h"
 #include "procwatch-test-util.h"
 
 static void
@@ -345,6 +347,35 @@ forbid_new_processes (void)
          prctl (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0;
 }
 
+/* For a test whose body runs under a seccomp filter, in a subprocess of
+ * its own: TRUE in that subprocess where there are pidfds, FALSE in the
+ * test's own process once the subprocess has passed (or the test is
+ * skipped). */
+static gboolean
+in_filtered_subprocess (void)
+{
+  if (!g_test_subprocess ())
+    {
+      if (prctl (PR_GET_SECCOMP, 0, 0, 0, 0) < 0)
+        {
+          g_test_skip ("This kernel has no seccomp");
+          return FALSE;
+        }
+
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      return FALSE;
+    }
+
+  if (!test_have_pidfd ())
+    {
+      g_test_skip ("No pidfds here");
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
 /* The pidfd backend tells whether a reap hangs a pidfd up without starting a
  * process of its own, which a thread of the application reaping with
  * waitpid (-1, ..., __WALL) could take: the question is asked, and a real
@@ -358,24 +389,8 @@ test_pidfd_starts_no_process (void)
   int control[2];
   pid_t pid;
 
-  if (!g_test_subprocess ())
-    {
-      if (prctl (PR_GET_SECCOMP, 0, 0, 0, 0) < 0)
-        {
-          g_test_skip ("This kernel has no seccomp");
-          return;
-        }
-
-      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-      g_test_trap_assert_passed ();
-      return;
-    }
-
-  if (!test_have_pidfd ())
-    {
-      g_test_skip ("No pidfds here");
-      return;
-    }
+  if (!in_filtered_subprocess ())
+    return;
 
   /* The one process the test needs, started before the filter. */
   g_assert_no_errno (pipe2 (control, O_CLOEXEC));
@@ -407,6 +422,94 @@ test_pidfd_starts_no_process (void)
   /* Not exit(): LeakSanitizer, where built in, clones at exit to check for
    * leaks, and the filter stays to the end. */
   _exit (0);
+}
+
+/* PIDFD_GET_INFO's ioctl fails with ENOTTY, as on kernels before 6.11
+ * (6.11 and 6.12 answer EINVAL); nothing else changes. */
+static gboolean
+refuse_pidfd_get_info (void)
+{
+  struct sock_filter filter[] = {
+    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 0, 3),
+    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, args[1])),
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, (guint32) PROCWATCH_PIDFD_GET_INFO, 0, 1),
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOTTY),
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog program = { .len = G_N_ELEMENTS (filter), .filter = filter };
+
+  return prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+         prctl (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0;
+}
+
+/* Without PIDFD_GET_INFO (before Linux 6.13), a watch tells a child of ours
+ * from a process that is not, and an exit is taken, without reading the
+ * parent from /proc/<pid>/status: waitid () on the pidfd finds a child or
+ * says ECHILD. Each /proc file costs a path walk and leaves a dentry and an
+ * inode that the kernel keeps as long as the process lives (bench/README.md,
+ * the scale row). The kernel is asked PIDFD_GET_INFO once, not at every
+ * watch and exit. The child's exit still comes with its status, the other
+ * process's without one. */
+static void
+test_pidfd_without_get_info (void)
+{
+  g_autoptr(ProcwatchProcessMonitor) monitor = NULL;
+  g_autoptr(TestRecorder) recorder = NULL;
+  g_autoptr(TestProcess) child = NULL;
+  g_autoptr(TestProcess) other = NULL;
+  g_autoptr(ProcwatchProcess) child_process = NULL;
+  g_autoptr(ProcwatchProcess) other_process = NULL;
+  g_autoptr(GError) error = NULL;
+  guint parent_reads, info_asks;
+  TestEvent *event;
+
+  if (!in_filtered_subprocess ())
+    return;
+
+  g_assert_true (refuse_pidfd_get_info ());
+
+  monitor = procwatch_process_monitor_new ();
+  if (g_strcmp0 (procwatch_process_monitor_get_backend (monitor), "pidfd") != 0)
+    {
+      g_test_skip ("The monitor does not use the pidfd backend here (PROCWATCH_BACKEND?)");
+      return;
+    }
+  recorder = test_recorder_new (monitor);
+  child = test_process_spawn (TEST_PROCESS_CHILD);
+  other = test_process_spawn (TEST_PROCESS_GRANDCHILD);
+
+  parent_reads = procwatch_test_seam_parent_reads;
+  info_asks = procwatch_test_seam_pidfd_info_asks;
+
+  child_process = procwatch_process_monitor_watch_pid (monitor, test_process_get_pid (child),
+                                                       &error);
+  g_assert_no_error (error);
+  other_process = procwatch_process_monitor_watch_pid (monitor, test_process_get_pid (other),
+                                                       &error);
+  g_assert_no_error (error);
+
+  test_process_exit (child, 3);
+  test_process_exit (other, 4);
+  test_run_until_count (NULL, &recorder->n_exited, 2);
+
+  event = test_recorder_find (recorder, test_process_get_pid (child),
+                              PROCWATCH_PROCESS_STATE_EXITED);
+  g_assert_nonnull (event);
+  g_assert_true (event->had_status);
+  g_assert_true (WIFEXITED (event->status));
+  g_assert_cmpint (WEXITSTATUS (event->status), ==, 3);
+  event = test_recorder_find (recorder, test_process_get_pid (other),
+                              PROCWATCH_PROCESS_STATE_EXITED);
+  g_assert_nonnull (event);
+  g_assert_false (event->had_status);
+
+  test_process_reap (child);
+  test_process_reap (other);
+  test_run_until_count (NULL, &recorder->n_reaped, 2);
+
+  g_assert_cmpuint (procwatch_test_seam_parent_reads - parent_reads, ==, 0);
+  g_assert_cmpuint (procwatch_test_seam_pidfd_info_asks - info_asks, ==, 0);
 }
 
 /* README: a poll-backend dispatch "reads at most 256" due probes, so that
@@ -469,6 +572,7 @@ main (int   argc,
   g_test_add_func ("/backends/choose", test_choose);
   g_test_add_func ("/backends/leader-exits-first", test_leader_exits_first);
   g_test_add_func ("/backends/pidfd/starts-no-process", test_pidfd_starts_no_process);
+  g_test_add_func ("/backends/pidfd/without-get-info", test_pidfd_without_get_info);
   g_test_add_func ("/backends/probe-scheduler/batch", test_probe_batch);
 
   return g_test_run ();
