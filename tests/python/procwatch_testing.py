@@ -3,6 +3,7 @@
 #
 # Real processes for the tests, and a main loop that cannot hang them.
 
+import ctypes
 import os
 import subprocess
 import sys
@@ -12,25 +13,57 @@ from gi.repository import Gio, GLib, Procwatch
 
 HELPER = os.environ['PROCWATCH_TEST_HELPER']
 TIMEOUT_SECONDS = 30
+PIDFS_MAGIC = 0x50494446
+
+_libc = ctypes.CDLL(None, use_errno=True)
 
 
-def run_until(predicate, what, timeout=TIMEOUT_SECONDS):
-    """Iterates the default main context until predicate() holds; fails the
-    test after a deadline instead of hanging."""
-    context = GLib.MainContext.default()
+def has_feature(monitor, feature):
+    """Whether @monitor delivers @feature (a Procwatch.Features flag) on
+    this kernel: what a test may promise where kernels differ."""
+    return bool(monitor.get_features() & feature)
+
+
+def on_pidfs(fd):
+    """Whether the pidfd @fd lives on pidfs (Linux 6.9+, with the hang-up at
+    the reap): before, every pidfd is the one anonymous inode, whose number
+    fstat() gives for all of them."""
+    # struct statfs starts with f_type (a long); the rest is left unread.
+    buffer = ctypes.create_string_buffer(256)
+    if _libc.fstatfs(fd, buffer) != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, os.strerror(error))
+    return ctypes.c_long.from_buffer(buffer).value == PIDFS_MAGIC
+
+
+def pidfs_inode(pid):
+    """The pidfs inode number of process @pid, the kernel's own (whatever
+    the monitor was told to pretend); 0 without pidfs."""
+    pidfd = os.pidfd_open(pid)
+    try:
+        return os.fstat(pidfd).st_ino if on_pidfs(pidfd) else 0
+    finally:
+        os.close(pidfd)
+
+
+def run_until(predicate, what, timeout=TIMEOUT_SECONDS, context=None):
+    """Iterates @context (the default main context unless given) until
+    predicate() holds; fails the test after a deadline instead of hanging."""
+    context = context or GLib.MainContext.default()
     timed_out = []
 
     def on_timeout():
         timed_out.append(True)
         return GLib.SOURCE_REMOVE
 
-    source_id = GLib.timeout_add_seconds(timeout, on_timeout)
+    deadline = GLib.timeout_source_new_seconds(timeout)
+    deadline.set_callback(on_timeout)
+    deadline.attach(context)
     try:
         while not predicate() and not timed_out:
             context.iteration(True)
     finally:
-        if not timed_out:
-            GLib.source_remove(source_id)
+        deadline.destroy()
 
     assert predicate(), f'timed out after {timeout} s waiting for {what}'
 

@@ -7,14 +7,13 @@
 # one (RLIMIT_CORE 0), for children and non-children.
 
 import os
-import re
 import signal
 import subprocess
 
 import pytest
 from gi.repository import Procwatch
 
-from procwatch_testing import TIMEOUT_SECONDS, run_until
+from procwatch_testing import TIMEOUT_SECONDS, has_feature, run_until
 
 CRASH_HELPER = os.environ['PROCWATCH_TEST_CRASH_HELPER']
 SIGNALS = {'segv': signal.SIGSEGV, 'abort': signal.SIGABRT}
@@ -28,12 +27,6 @@ def core_pattern_writes_here():
     if not pattern or pattern[0] in '|@' or '/' in pattern:
         pytest.skip(f'core_pattern is "{pattern}": a dump does not land in the '
                     'test\'s directory (untested here)')
-
-
-def kernel_keeps_exit_status():
-    """PIDFD_INFO_EXIT: the status of a reaped non-child, Linux 6.15+."""
-    major, minor = re.match(r'(\d+)\.(\d+)', os.uname().release).groups()
-    return (int(major), int(minor)) >= (6, 15)
 
 
 class Crasher:
@@ -100,8 +93,9 @@ def test_core_dumped(monitor, recorder, tmp_path, how, core, non_child):
             assert process.get_status() == status
         recorder.wait_for(crasher.pid, 'reaped')
 
-        if non_child and not (kernel_keeps_exit_status()
-                              and monitor.get_backend() == 'pidfd'):
+        # A reaped non-child's status, and with it the core flag: Linux
+        # 6.15+ with pidfds (PIDFD_INFO_EXIT).
+        if non_child and not has_feature(monitor, Procwatch.Features.NON_CHILD_STATUS):
             assert process.has_status() is False
             assert process.get_core_dumped() is False
             assert notified == []

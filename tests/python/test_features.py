@@ -2,14 +2,19 @@
 # SPDX-FileCopyrightText: 2026 The gio-procwatch authors
 #
 # ProcessMonitor.get_features() and the features property: what this
-# kernel can tell, as flags of Procwatch.Features.
+# kernel can tell, as flags of Procwatch.Features. Compared, as
+# test-features does, with PROCWATCH_TEST_EXPECT_FEATURES (what the run's
+# variant must show where the kernel has everything: tests/meson.build) and
+# PROCWATCH_TEST_KERNEL_FEATURES (what the pidfds of the kernel .ci/kernel-lane
+# boots give).
 
 import os
 import re
 
+import pytest
 from gi.repository import Procwatch
 
-from procwatch_testing import Child, run_until
+from procwatch_testing import Child, on_pidfs, pidfs_inode, run_until
 
 ALL = (Procwatch.Features.REAP_EVENT | Procwatch.Features.NON_CHILD_STATUS
        | Procwatch.Features.INODE | Procwatch.Features.THREADS
@@ -29,24 +34,56 @@ def test_features_flags(monitor):
     assert features & ~ALL == 0
 
 
+def parse_features(text):
+    """Procwatch.Features from nicks separated by commas."""
+    features = Procwatch.Features.NONE
+    for nick in filter(None, text.split(',')):
+        features |= getattr(Procwatch.Features, nick.replace('-', '_').upper())
+    return features
+
+
 def test_features_on_this_kernel(monitor):
     features = monitor.get_features()
     if monitor.get_backend() != 'pidfd':
-        assert features & ~Procwatch.Features.THREADS == 0
-    elif kernel_at_least(6, 17) and 'no-pollhup' not in os.environ.get('PROCWATCH_DEBUG', ''):
-        # Everything, on the kernels this was written on.
-        assert features == ALL
+        # The /proc backends hold a thread by its own directory; the rest
+        # is the pidfds'.
+        assert features == Procwatch.Features.THREADS
+        return
+
+    # Unset (an installed run): the plain run's, everything.
+    expected_text = os.environ.get('PROCWATCH_TEST_EXPECT_FEATURES')
+    expected = ALL if expected_text is None else parse_features(expected_text)
+    kernel_text = os.environ.get('PROCWATCH_TEST_KERNEL_FEATURES')
+    if kernel_text is not None:
+        expected &= parse_features(kernel_text)
+    elif not kernel_at_least(6, 17):
+        pytest.skip('PROCWATCH_TEST_KERNEL_FEATURES is not set: the expected features are '
+                    'those of Linux 6.17 and newer (.ci/kernel-lane sets it for older ones)')
+    assert features == expected
+
+
+def test_features_inode_is_the_kernels(monitor):
+    """INODE where the pidfds are on pidfs (unless PROCWATCH_DEBUG=no-pidfs
+    hides it), and their hang-up at the reap with it."""
+    pidfd = os.pidfd_open(os.getpid())
+    try:
+        kernel_has_pidfs = on_pidfs(pidfd)
+    finally:
+        os.close(pidfd)
+    hidden = 'no-pidfs' in os.environ.get('PROCWATCH_DEBUG', '')
+    pidfd_backend = monitor.get_backend() == 'pidfd'
+    assert bool(monitor.get_features() & Procwatch.Features.INODE) == \
+        (pidfd_backend and kernel_has_pidfs and not hidden)
+    assert (pidfs_inode(os.getpid()) != 0) == kernel_has_pidfs
+    if monitor.get_features() & Procwatch.Features.REAP_EVENT:
+        assert kernel_has_pidfs
 
 
 def test_features_inode_holds(monitor, processes):
     child = processes(Child)
     process = monitor.watch_pid(child.pid)
     if monitor.get_features() & Procwatch.Features.INODE:
-        pidfd = os.pidfd_open(child.pid)
-        try:
-            assert process.get_inode() == os.fstat(pidfd).st_ino
-        finally:
-            os.close(pidfd)
+        assert process.get_inode() == pidfs_inode(child.pid) != 0
     else:
         assert process.get_inode() == 0
 

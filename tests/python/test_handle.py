@@ -17,20 +17,14 @@ gi.require_version('Procwatch', '1.0')
 from gi.repository import Gio, GLib, Procwatch  # noqa: E402
 
 from procwatch_testing import (  # noqa: E402
-    Child, NonChild, Wait, assert_io_error, child_with_pid, drain, isolate, run_until)
+    Child, NonChild, Wait, assert_io_error, child_with_pid, drain, has_feature, isolate, on_pidfs,
+    pidfs_inode, run_until)
 from system_testing import reachable_by_others  # noqa: E402
 
 State = Procwatch.ProcessState
+Features = Procwatch.Features
 IOErrorEnum = Gio.IOErrorEnum
 POLL_BACKEND = {'PROCWATCH_BACKEND': 'poll'}
-
-
-def pidfs_inode(pid):
-    pidfd = os.pidfd_open(pid)
-    try:
-        return os.fstat(pidfd).st_ino
-    finally:
-        os.close(pidfd)
 
 
 def poll_events(fd):
@@ -66,18 +60,26 @@ def comm(pid):
 def test_inode_is_the_pidfs_inode(monitor, processes, kind):
     target = processes(kind)
     process = monitor.watch_pid(target.pid)
-    inode = pidfs_inode(target.pid)
-    assert inode != 0
+    # Without the INODE feature (before Linux 6.9, where a pidfd has no
+    # inode of its own) every process says 0.
+    with_inodes = has_feature(monitor, Features.INODE)
+    inode = pidfs_inode(target.pid) if with_inodes else 0
+    assert (inode != 0) == with_inodes
     assert process.get_inode() == inode
     assert process.props.inode == inode
 
-    # Watched by pidfd, the same process, the same number.
+    # Watched by pidfd, the same process (found by its inode, or before
+    # pidfs by its pidfd), the same number.
     pidfd = os.pidfd_open(target.pid)
     assert monitor.watch_pidfd(pidfd) is process
     os.close(pidfd)
 
     other = processes(kind)
-    assert monitor.watch_pid(other.pid).get_inode() == pidfs_inode(other.pid) != inode
+    other_inode = monitor.watch_pid(other.pid).get_inode()
+    if with_inodes:
+        assert other_inode == pidfs_inode(other.pid) != inode
+    else:
+        assert other_inode == 0
 
 
 @pytest.mark.parametrize('kind', [Child, NonChild])
@@ -125,12 +127,16 @@ def test_status_properties(monitor, recorder, processes, kind, how):
 
     recorder.wait_for(target.pid, 'exited')
     if kind is NonChild:
-        # A non-child's status is known once it has been reaped.
+        # A non-child's status is known once it has been reaped, where the
+        # kernel keeps it (NON_CHILD_STATUS, Linux 6.15+); before, never.
         assert notified == ['state']
         target.reap()
         recorder.wait_for(target.pid, 'reaped')
         assert notified[0] == 'state'
         notified = notified[1:]
+        if not has_feature(monitor, Features.NON_CHILD_STATUS):
+            status_notify = []
+            expected = (False, -1, 0)
     # Notified when the status becomes known (together: in any order),
     # before the state changes.
     assert sorted(notified[:-1]) == sorted(status_notify)
@@ -139,7 +145,7 @@ def test_status_properties(monitor, recorder, processes, kind, how):
     assert (process.props.status_known, process.props.exit_status, process.props.term_sig) == \
         expected
     # PyGObject keeps the 1.0 method; the property is under props.
-    assert process.has_status() is True
+    assert process.has_status() is expected[0]
 
 
 @pytest.mark.parametrize('kind', [Child, NonChild])
@@ -151,7 +157,11 @@ def test_dup_pidfd_polls_like_the_original(monitor, recorder, processes, kind):
     try:
         assert duplicate not in (original, -1)
         assert os.get_inheritable(duplicate) is False, 'O_CLOEXEC'
-        assert os.fstat(duplicate).st_ino == os.fstat(original).st_ino == process.get_inode()
+        # Before pidfs both are the one anonymous inode, and the process
+        # has none (0).
+        assert os.fstat(duplicate).st_ino == os.fstat(original).st_ino
+        assert process.get_inode() == \
+            (os.fstat(original).st_ino if has_feature(monitor, Features.INODE) else 0)
 
         assert poll_events(duplicate) == poll_events(original) == 0
 
@@ -164,8 +174,10 @@ def test_dup_pidfd_polls_like_the_original(monitor, recorder, processes, kind):
 
         target.reap()
         recorder.wait_for(target.pid, 'reaped')
-        assert poll_events(duplicate) == poll_events(original)
-        assert poll_events(duplicate) & select.POLLHUP
+        # The kernel hangs a reaped process's pidfds up from Linux 6.9 (with
+        # pidfs) on; before, they stay readable alone.
+        hangup = select.POLLHUP if on_pidfs(original) else 0
+        assert poll_events(duplicate) == poll_events(original) == select.POLLIN | hangup
     finally:
         os.close(original)
         os.close(duplicate)
@@ -372,8 +384,12 @@ def test_process_wait_pid_0(monitor, recorder, processes):
     assert wait.finish().error is None
     assert process.props.state >= State.EXITED
     run_until(lambda: process.props.state == State.REAPED, 'the reap of the pid-0 process')
-    # PIDFD_INFO_EXIT (6.15+): the status of a reaped process.
-    assert process.props.exit_status == 6
+    if has_feature(monitor, Features.NON_CHILD_STATUS):
+        # PIDFD_INFO_EXIT (6.15+): the status of a reaped process.
+        assert process.props.exit_status == 6
+    else:
+        # Reaped before it was watched: only its parent learnt the status.
+        assert (process.props.status_known, process.props.exit_status) == (False, -1)
 
 
 def test_unwatch_process_pid_0(monitor, recorder, processes):
@@ -451,6 +467,18 @@ def test_lookup(monitor, processes):
 def test_watch_pid_inode(monitor, recorder, processes, kind):
     target = processes(kind)
     other = processes(kind)
+    if not has_feature(monitor, Features.INODE):
+        # Before pidfs (Linux 6.9) no inode names a process: asked with the
+        # number fstat() gives a pidfd, it says it cannot.
+        pidfd = os.pidfd_open(target.pid)
+        try:
+            with pytest.raises(GLib.Error) as excinfo:
+                monitor.watch_pid_inode(target.pid, os.fstat(pidfd).st_ino)
+        finally:
+            os.close(pidfd)
+        assert_io_error(excinfo, IOErrorEnum.NOT_SUPPORTED)
+        assert len(monitor) == 0, 'a failed call watches nothing'
+        return
     inode = pidfs_inode(target.pid)
 
     # Wrong: the inode of another process.
@@ -527,8 +555,10 @@ def test_reuse_lookup_and_unwatch_process(request, monitor, recorder, processes,
     assert new_child.pid == pid
     new_process = monitor.watch_pid(pid)
     assert new_process is not old_process
-    if backend == 'pidfd':
+    if has_feature(monitor, Features.INODE):
         assert new_process.get_inode() == pidfs_inode(pid) != old_inode
+    else:
+        assert new_process.get_inode() == old_inode == 0
 
     # The old one's reap is not reported yet: the newest has the pid.
     assert monitor.lookup(pid) is new_process
@@ -553,6 +583,9 @@ def test_reuse_lookup_and_unwatch_process(request, monitor, recorder, processes,
 
 
 def test_reuse_inode_and_watch_pid_inode(request, monitor, recorder, processes):
+    if not has_feature(monitor, Features.INODE):
+        pytest.skip('no pidfs inodes here (before Linux 6.9, or PROCWATCH_DEBUG=no-pidfs): '
+                    'watch_pid_inode() fails with NOT_SUPPORTED (test_watch_pid_inode)')
     if isolate(request, pid_namespace=True):
         return
     old_child = processes(Child)

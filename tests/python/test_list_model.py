@@ -15,7 +15,7 @@ import pytest
 gi.require_version('Procwatch', '1.0')
 from gi.repository import Gio, GObject, Procwatch  # noqa: E402
 
-from procwatch_testing import Child, Shadow, Wait  # noqa: E402
+from procwatch_testing import Child, Shadow, Wait, has_feature, pidfs_inode  # noqa: E402
 
 State = Procwatch.ProcessState
 
@@ -114,10 +114,12 @@ class Model:
             process = self.monitor.watch_pidfd(pidfd)
             os.close(pidfd)
         elif how == 'watch_pid_inode':
-            pidfd = os.pidfd_open(child.pid)
-            inode = os.fstat(pidfd).st_ino
-            os.close(pidfd)
-            process = self.monitor.watch_pid_inode(child.pid, inode)
+            # Without pidfs inodes (Linux 6.9+) by pid: test_handle.py has
+            # the error.
+            if has_feature(self.monitor, Procwatch.Features.INODE):
+                process = self.monitor.watch_pid_inode(child.pid, pidfs_inode(child.pid))
+            else:
+                process = self.monitor.watch_pid(child.pid)
         else:
             Wait(self.monitor, child.pid)
             process = self.monitor.lookup(child.pid)
