@@ -777,6 +777,23 @@ test_two_free_fds (void)
   test_run_until_count (NULL, &recorder->n_reaped, 1);
 }
 
+/* Runs the test again in a subprocess, which makes pid namespaces, or
+ * skips saying why none can be made here. */
+static void
+trap_with_pid_namespace (void)
+{
+  g_autofree char *why = NULL;
+
+  if (!test_can_unshare (CLONE_NEWPID, NULL, NULL, &why))
+    {
+      g_test_skip_printf ("cannot create a pid namespace here (%s)", why);
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
 /* In a new pid namespace whose /proc is still the outer one, no pid of the
  * outer namespace is ever reported: a process we cannot see has pid 0, one
  * we can see has its pid in our namespace (or 0 where that cannot be
@@ -850,8 +867,6 @@ check_pids_in_new_namespace (int outer_pidfd)
 static void
 test_pid_namespace (void)
 {
-  g_autofree char *why = NULL;
-
   if (g_test_subprocess ())
     {
       int pidfd = (int) syscall (SYS_pidfd_open, getpid (), 0);
@@ -876,14 +891,7 @@ test_pid_namespace (void)
   if (test_skip_without_pidfd ())
     return;
 
-  if (!test_can_unshare (CLONE_NEWPID, NULL, NULL, &why))
-    {
-      g_test_skip_printf ("cannot create a pid namespace here (%s)", why);
-      return;
-    }
-
-  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
-  g_test_trap_assert_passed ();
+  trap_with_pid_namespace ();
 }
 
 /* Runs as pid 1 of a child pid namespace: a process of the namespace
@@ -934,8 +942,6 @@ check_outer_status_unknown (int outer_pidfd,
 static void
 test_outer_namespace_status (void)
 {
-  g_autofree char *why = NULL;
-
   if (g_test_subprocess ())
     {
       g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
@@ -990,14 +996,7 @@ test_outer_namespace_status (void)
       return;
     }
 
-  if (!test_can_unshare (CLONE_NEWPID, NULL, NULL, &why))
-    {
-      g_test_skip_printf ("cannot create a pid namespace here (%s)", why);
-      return;
-    }
-
-  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
-  g_test_trap_assert_passed ();
+  trap_with_pid_namespace ();
 }
 
 int
