@@ -16,6 +16,7 @@
  *                                        "error CODE" (a GIOErrorEnum).
  */
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -307,11 +308,12 @@ test_invalid_bytes (void)
  * printed. */
 static char *
 open_token_elsewhere (const char * const *prefix,
+                      const char         *program,
                       GBytes             *token)
 {
   g_autofree char *encoded = g_base64_encode (g_bytes_get_data (token, NULL),
                                               g_bytes_get_size (token));
-  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree char *self = program ? g_strdup (program) : g_file_read_link ("/proc/self/exe", NULL);
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   g_autoptr(GError) error = NULL;
   g_autofree char *err = NULL;
@@ -345,7 +347,8 @@ typedef struct
 
 static void
 token_printer_start (TokenPrinter       *printer,
-                     const char * const *prefix)
+                     const char * const *prefix,
+                     const char         *program)
 {
   g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) error = NULL;
@@ -358,7 +361,7 @@ token_printer_start (TokenPrinter       *printer,
 
   for (; *prefix != NULL; prefix++)
     g_ptr_array_add (argv, g_strdup (*prefix));
-  g_ptr_array_add (argv, g_file_read_link ("/proc/self/exe", NULL));
+  g_ptr_array_add (argv, program ? g_strdup (program) : g_file_read_link ("/proc/self/exe", NULL));
   g_ptr_array_add (argv, g_strdup ("--print-own-token"));
   g_ptr_array_add (argv, NULL);
 
@@ -413,7 +416,7 @@ test_pipe_between_processes (void)
     return;
 
   /* Made there, opened here. */
-  token_printer_start (&printer, none);
+  token_printer_start (&printer, none, NULL);
   process = procwatch_process_monitor_watch_file_handle (monitor, printer.token, &error);
   g_assert_no_error (error);
   g_assert_cmpint (procwatch_process_get_pid (process), ==, printer.pid);
@@ -428,7 +431,7 @@ test_pipe_between_processes (void)
   /* Made here, opened there. */
   target = test_process_spawn (TEST_PROCESS_CHILD);
   token = token_of (monitor, test_process_get_pid (target), NULL);
-  opened = open_token_elsewhere (none, token);
+  opened = open_token_elsewhere (none, NULL, token);
   expected = g_strdup_printf ("%d %" G_GUINT64_FORMAT, (int) test_process_get_pid (target),
                               inode_of (test_process_get_pid (target)));
   g_assert_cmpstr (opened, ==, expected);
@@ -463,12 +466,12 @@ test_pid_namespaces (void)
 
   /* Ours, from inside a child namespace: gone, as far as it can tell. */
   token = token_of (monitor, getpid (), NULL);
-  opened = open_token_elsewhere (unshare, token);
+  opened = open_token_elsewhere (unshare, NULL, token);
   expected = g_strdup_printf ("error %d", G_IO_ERROR_NOT_FOUND);
   g_assert_cmpstr (opened, ==, expected);
 
   /* Theirs, from here: the process, with its pid in our namespace. */
-  token_printer_start (&printer, unshare);
+  token_printer_start (&printer, unshare, NULL);
   process = procwatch_process_monitor_watch_file_handle (monitor, printer.token, &error);
   g_assert_no_error (error);
   g_assert_cmpint (procwatch_process_get_pid (process), >, 1);
@@ -476,12 +479,67 @@ test_pid_namespaces (void)
   token_printer_end (&printer);
 }
 
+/* The file of the gio-procwatch library this program runs with. */
+static char *
+library_file (void)
+{
+  Dl_info info;
+
+  g_assert_true (dladdr ((void *) procwatch_process_monitor_new, &info) != 0);
+  g_assert_nonnull (info.dli_fname);
+
+  return g_strdup (info.dli_fname);
+}
+
+/* A copy of this program and of the library it runs with, in a new folder
+ * every user may read, for uid 65534: a build tree under /root (0700, where
+ * root clones) is not theirs to read. Returns the folder. */
+static char *
+make_readable_copy (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *self = g_file_read_link ("/proc/self/exe", &error);
+  g_autofree char *dir = g_dir_make_tmp ("procwatch-uid-65534-XXXXXX", &error);
+  g_autofree char *library = library_file ();
+  const char *files[] = { self, library };
+
+  g_assert_no_error (error);
+  g_assert_no_errno (chmod (dir, 0755));
+  for (gsize i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *base = g_path_get_basename (files[i]);
+      g_autofree char *copy = g_build_filename (dir, base, NULL);
+      g_autofree char *contents = NULL;
+      gsize size;
+
+      g_file_get_contents (files[i], &contents, &size, &error);
+      g_assert_no_error (error);
+      g_file_set_contents_full (copy, contents, size, G_FILE_SET_CONTENTS_NONE, 0755, &error);
+      g_assert_no_error (error);
+    }
+
+  return g_steal_pointer (&dir);
+}
+
+static void
+remove_readable_copy (char *dir)
+{
+  g_autoptr(GDir) listing = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (listing != NULL && (name = g_dir_read_name (listing)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_assert_no_errno (unlink (path));
+    }
+  g_assert_no_errno (rmdir (dir));
+  g_free (dir);
+}
+
 /* uid 65534 opens a token of root's process and makes one of its own. */
 static void
 test_unprivileged (void)
 {
-  static const char * const setpriv[] = { "setpriv", "--reuid=65534", "--regid=65534",
-                                          "--clear-groups", NULL };
   g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
   g_autoptr(ProcwatchProcess) process = NULL;
   g_autoptr(TestProcess) target = NULL;
@@ -489,29 +547,45 @@ test_unprivileged (void)
   g_autoptr(GError) error = NULL;
   g_autofree char *opened = NULL;
   g_autofree char *expected = NULL;
-  g_autofree char *program = g_find_program_in_path ("setpriv");
+  g_autofree char *setpriv_path = g_find_program_in_path ("setpriv");
+  g_autofree char *copy = NULL;
+  g_autofree char *library_path = NULL;
+  g_autofree char *program = NULL;
+  g_autofree char *self = NULL;
+  g_autofree char *self_name = NULL;
   TokenPrinter printer;
 
   if (skip_without_file_handles ())
     return;
-  if (geteuid () != 0 || program == NULL)
+  if (geteuid () != 0 || setpriv_path == NULL)
     {
       g_test_skip ("needs root and setpriv to run a process as uid 65534");
       return;
     }
 
-  target = test_process_spawn (TEST_PROCESS_CHILD);
-  token = token_of (monitor, test_process_get_pid (target), NULL);
-  opened = open_token_elsewhere (setpriv, token);
-  expected = g_strdup_printf ("%d %" G_GUINT64_FORMAT, (int) test_process_get_pid (target),
-                              inode_of (test_process_get_pid (target)));
-  g_assert_cmpstr (opened, ==, expected);
+  copy = make_readable_copy ();
+  self = g_file_read_link ("/proc/self/exe", NULL);
+  self_name = g_path_get_basename (self);
+  program = g_build_filename (copy, self_name, NULL);
+  library_path = g_strdup_printf ("LD_LIBRARY_PATH=%s", copy);
+  {
+    const char * const setpriv[] = { "setpriv", "--reuid=65534", "--regid=65534",
+                                     "--clear-groups", "env", library_path, NULL };
 
-  token_printer_start (&printer, setpriv);
-  process = procwatch_process_monitor_watch_file_handle (monitor, printer.token, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (procwatch_process_get_inode (process), ==, printer.inode);
-  token_printer_end (&printer);
+    target = test_process_spawn (TEST_PROCESS_CHILD);
+    token = token_of (monitor, test_process_get_pid (target), NULL);
+    opened = open_token_elsewhere (setpriv, program, token);
+    expected = g_strdup_printf ("%d %" G_GUINT64_FORMAT, (int) test_process_get_pid (target),
+                                inode_of (test_process_get_pid (target)));
+    g_assert_cmpstr (opened, ==, expected);
+
+    token_printer_start (&printer, setpriv, program);
+    process = procwatch_process_monitor_watch_file_handle (monitor, printer.token, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (procwatch_process_get_inode (process), ==, printer.inode);
+    token_printer_end (&printer);
+  }
+  remove_readable_copy (g_steal_pointer (&copy));
 }
 
 /* In a pid namespace of its own, the pid of a reaped process is given to a
