@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "procwatch-test-cgroup.h"
+#include "procwatch-test-util.h"
 
 /* How the tests and their subprocesses find the run's root. */
 #define ROOT_ENV "PROCWATCH_TEST_CGROUP_ROOT"
@@ -208,7 +209,7 @@ test_cgroups_skip (void)
       g_test_fail ();
     }
   else
-    g_test_skip (skip_reason);
+    test_skip_for_system ("%s", skip_reason);
 
   return TRUE;
 }

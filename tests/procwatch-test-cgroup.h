@@ -20,7 +20,8 @@ G_BEGIN_DECLS
  * does nothing and remembers why. */
 void        test_cgroups_set_up      (void);
 /* Skips the test, saying why, where cgroups cannot be made; fails it
- * instead when PROCWATCH_TEST_REQUIRE_CGROUP=1 (a lane that provides them). */
+ * instead when PROCWATCH_TEST_REQUIRE_CGROUP=1 (a lane that provides them)
+ * or PROCWATCH_TEST_REQUIRE_ALL is set (CI). */
 gboolean    test_cgroups_skip        (void);
 /* The cgroup2 mount point, and the run's root as /proc/<pid>/cgroup names
  * it: valid once test_cgroups_skip() is false. */

@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -788,6 +789,23 @@ test_skip_without_pidfd (void)
 
   g_test_skip ("pidfd_open() is not available here");
   return TRUE;
+}
+
+void
+test_skip_for_system (const char *format,
+                      ...)
+{
+  g_autofree char *reason = NULL;
+  va_list args;
+
+  va_start (args, format);
+  reason = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  if (g_strcmp0 (g_getenv ("PROCWATCH_TEST_REQUIRE_ALL"), "") > 0)
+    g_test_fail_printf ("%s, and PROCWATCH_TEST_REQUIRE_ALL is set", reason);
+  else
+    g_test_skip (reason);
 }
 
 /* Writes @text in one write(): /proc files take no temporary file, as

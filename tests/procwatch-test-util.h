@@ -129,6 +129,12 @@ void          test_fixture_assert_silent_to_the_end (TestFixture  *fixture,
 
 gboolean      test_have_pidfd               (void);
 gboolean      test_skip_without_pidfd       (void);
+/* Skips the test saying what this system lacks (cgroups to write, root, a
+ * program); where every test must run (PROCWATCH_TEST_REQUIRE_ALL=1, CI)
+ * fails it instead. Not for what the kernel lacks: a kernel lane runs with
+ * it set, and a kernel without a feature is no broken system. */
+void          test_skip_for_system          (const char *format,
+                                             ...) G_GNUC_PRINTF (1, 2);
 /* Watches @pid through a pidfd opened for the call and closed after it. */
 ProcwatchProcess *test_watch_by_pidfd       (ProcwatchProcessMonitor *monitor,
                                              GPid                     pid);

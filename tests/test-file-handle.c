@@ -559,7 +559,7 @@ test_unprivileged (void)
     return;
   if (geteuid () != 0 || setpriv_path == NULL)
     {
-      g_test_skip ("needs root and setpriv to run a process as uid 65534");
+      test_skip_for_system ("needs root and setpriv to run a process as uid 65534");
       return;
     }
 

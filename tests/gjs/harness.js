@@ -48,6 +48,15 @@ export class Skip extends Error {
     }
 }
 
+// What a test throws when this system lacks what it needs: a Skip saying
+// so, or where every test must run (PROCWATCH_TEST_REQUIRE_ALL=1, CI) a
+// failure.
+export function lacking(reason) {
+    if (GLib.getenv('PROCWATCH_TEST_REQUIRE_ALL'))
+        return new Error(`${reason}, and PROCWATCH_TEST_REQUIRE_ALL is set`);
+    return new Skip(reason);
+}
+
 export function assert(condition, message = 'assertion failed') {
     if (!condition)
         throw new AssertionError(message);

@@ -11,7 +11,7 @@ import Gio from 'gi://Gio';
 import Procwatch from 'gi://Procwatch?version=1.0';
 
 import {
-    Skip, assert, assertEqual, assertIOError, rejection, run, test, withTimeout, writeProcFile,
+    assert, assertEqual, assertIOError, lacking, rejection, run, test, withTimeout, writeProcFile,
 } from './harness.js';
 
 Gio._promisify(Procwatch.Cgroup.prototype, 'send_signal_async', 'send_signal_finish');
@@ -39,13 +39,17 @@ class Tree {
     constructor() {
         const mount = cgroup2Mount();
         if (mount === null)
-            throw new Skip('cgroup v2 is not mounted here');
+            throw lacking('cgroup v2 is not mounted here');
         const name = `gio-procwatch-gjs-apps-${new Gio.Credentials().get_unix_pid()}`;
         this.absolute = `${mount[0]}/${name}`;
         this.relative = `${mount[1].replace(/\/$/, '')}/${name}`;
         this.made = [];
         this.processes = [];
-        Gio.File.new_for_path(this.absolute).make_directory(null);
+        try {
+            Gio.File.new_for_path(this.absolute).make_directory(null);
+        } catch (e) {
+            throw lacking(`cannot make a cgroup under ${mount[0]}: ${e.message}`);
+        }
     }
 
     make(path) {

@@ -10,7 +10,7 @@ import Gio from 'gi://Gio';
 import Procwatch from 'gi://Procwatch?version=1.0';
 
 import {
-    Skip, assert, assertEqual, assertIOError, drain, rejection, run, test, withTimeout,
+    assert, assertEqual, assertIOError, drain, lacking, rejection, run, test, withTimeout,
     writeProcFile,
 } from './harness.js';
 
@@ -72,12 +72,12 @@ function cgroupTest(name, func) {
     test(name, async context => {
         const mount = cgroup2Mount();
         if (mount === null)
-            throw new Skip('cgroup v2 is not mounted here');
+            throw lacking('cgroup v2 is not mounted here');
         let base;
         try {
             base = new TestCgroup(mount[0], mount[1], `gio-procwatch-gjs-${new Gio.Credentials().get_unix_pid()}`);
         } catch (e) {
-            throw new Skip(`cannot make a cgroup under ${mount[0]}: ${e.message}`);
+            throw lacking(`cannot make a cgroup under ${mount[0]}: ${e.message}`);
         }
         const directory = new TestCgroup(base.absolute, base.relative, 'app');
         try {

@@ -131,10 +131,14 @@ def isolate(request, env=None, pid_namespace=False):
     if os.environ.get(ISOLATED) == nodeid:
         return False
 
-    command = [sys.executable, '-m', 'pytest', '-p', 'no:cacheprovider', '-q', '-rs', nodeid]
+    # From /, by absolute paths: a test that drops to another user must not
+    # leave pytest in a folder it may no longer enter (a clone under /root).
+    rootpath = str(request.config.rootpath)
+    command = [sys.executable, '-m', 'pytest', '-p', 'no:cacheprovider', '-q', '-rs',
+               '--rootdir', rootpath, os.path.join(rootpath, nodeid)]
     if pid_namespace:
         command = [HELPER, 'pid-namespace'] + command
-    result = subprocess.run(command, cwd=request.config.rootpath, capture_output=True, text=True,
+    result = subprocess.run(command, cwd='/', capture_output=True, text=True,
                             env=dict(os.environ, **(env or {}), **{ISOLATED: nodeid}),
                             timeout=TIMEOUT_SECONDS * 4)
     if result.returncode == 77 and pid_namespace:

@@ -15,7 +15,7 @@ gi.require_version('Procwatch', '1.0')
 from gi.repository import Gio, GLib, Procwatch  # noqa: E402
 
 from procwatch_testing import drain, run_until  # noqa: E402
-from system_testing import cgroup2_mount  # noqa: E402
+from system_testing import cgroup2_mount, skip_for_system  # noqa: E402
 
 
 class CgroupDir:
@@ -54,13 +54,14 @@ class CgroupDir:
 def make_cgroup():
     mount = cgroup2_mount()
     if mount is None:
-        pytest.skip('cgroup v2 is not mounted here')
+        skip_for_system('cgroup v2 is not mounted here')
     mount_point, root = mount
     name = f'gio-procwatch-pytest-{os.getpid()}'
     try:
         base = CgroupDir(mount_point, root, name)
     except OSError as error:
-        pytest.skip(f'cannot make a cgroup under {mount_point}: {error.strerror}')
+        skip_for_system(f'cannot make a cgroup under {mount_point} as uid {os.getuid()}: '
+                        f'{error.strerror}')
     made = []
 
     def make(child_name):

@@ -18,7 +18,7 @@ import uuid
 
 import pytest
 
-from test_cgroup_dbus import cgroup2_mount, joiner, populated, wait_for_err
+from test_cgroup_dbus import joiner, populated, wait_for_err, writable_cgroup2_mount
 from test_procwatch import DEADLINE, run, tools  # noqa: F401
 
 
@@ -62,9 +62,7 @@ class UserManager:
 
 @pytest.fixture
 def user_manager():
-    mount = cgroup2_mount()
-    if mount is None or not os.access(mount, os.W_OK):
-        pytest.fail('cgroup v2 is needed, mounted and writable')
+    mount = writable_cgroup2_mount()
     made = UserManager(mount)
     started = []
 

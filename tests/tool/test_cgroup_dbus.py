@@ -80,18 +80,31 @@ class Cgroups:
                 os.rmdir(directory)
 
 
-@pytest.fixture
-def cgroups():
+def skip_for_system(reason):
+    """Skips saying what this system lacks; where every test must run
+    (PROCWATCH_TEST_REQUIRE_ALL=1, CI), fails instead."""
+    if os.environ.get('PROCWATCH_TEST_REQUIRE_ALL'):
+        pytest.fail('%s, and PROCWATCH_TEST_REQUIRE_ALL is set' % reason)
+    pytest.skip(reason)
+
+
+def writable_cgroup2_mount():
+    """The cgroup2 mount if this user may make cgroups there; else skips."""
     mount = cgroup2_mount()
     if mount is None:
-        pytest.skip('no cgroup2 mount')
+        skip_for_system('no cgroup2 mount')
     if not os.access(mount, os.W_OK):
-        pytest.skip('the cgroup2 mount %s is not writable' % mount)
-    made = Cgroups(mount)
+        skip_for_system('the cgroup2 mount %s is not writable by uid %d' % (mount, os.getuid()))
+    return mount
+
+
+@pytest.fixture
+def cgroups():
+    made = Cgroups(writable_cgroup2_mount())
     try:
         probe = made.make()[1]
     except OSError as error:
-        pytest.skip('cannot make a cgroup under %s: %s' % (mount, error))
+        skip_for_system('cannot make a cgroup under %s: %s' % (made.mount, error))
     if not os.path.exists(os.path.join(probe, 'cgroup.kill')):
         made.cleanup()
         pytest.skip('no cgroup.kill (Linux 5.14+) to clean up with')

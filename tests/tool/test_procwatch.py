@@ -9,6 +9,7 @@ hanging.
 """
 
 import base64
+import contextlib
 import ctypes
 import datetime
 import json
@@ -18,9 +19,9 @@ import resource
 import select
 import shutil
 import signal
-import stat
 import struct
 import subprocess
+import tempfile
 import sys
 import time
 import uuid
@@ -38,19 +39,24 @@ EVENT_KEYS = JSON_KEYS + ['core_dumped', 'file_handle']
 STATUS_KEYS = ['raw', 'exited', 'exit_code', 'signal', 'signal_name', 'core_dumped']
 
 
+@contextlib.contextmanager
+def readable_copy_of_tool():
+    """(program, LD_LIBRARY_PATH) of a copy of the tool and of the library
+    it runs with, in a folder every user may read: a test that runs the tool
+    as another user must not depend on the clone's folder (root clones into
+    /root, 0700)."""
+    libraries = subprocess.run(['ldd', TOOL], capture_output=True, text=True, check=True).stdout
+    library = next(line.split(' => ')[1].split(' (')[0] for line in libraries.splitlines()
+                   if 'libgio-procwatch' in line)
+    folder = tempfile.mkdtemp(prefix='procwatch-tool-')
+    try:
+        os.chmod(folder, 0o755)
+        for path in (TOOL, library):
+            shutil.copy(path, folder)
+        yield os.path.join(folder, os.path.basename(TOOL)), folder
+    finally:
+        shutil.rmtree(folder)
 
-def reachable_by_others(path):
-    """Whether a user other than the owner can reach @path: every directory
-    above it searchable by others. A checkout under /root (mode 700) is not,
-    and a test that drops to another user cannot run its programs there."""
-    path = os.path.realpath(path)
-    while True:
-        parent = os.path.dirname(path)
-        if parent == path:
-            return True
-        path = parent
-        if not os.stat(path).st_mode & stat.S_IXOTH:
-            return False
 
 def kernel_at_least(major, minor):
     release = re.match(r'(\d+)\.(\d+)', os.uname().release)
@@ -152,8 +158,8 @@ class Tool:
         self.proc.stderr.close()
 
 
-def run(*args, timeout=DEADLINE, wrapper=()):
-    proc = subprocess.run([*wrapper, TOOL, *map(str, args)], stdin=subprocess.DEVNULL,
+def run(*args, timeout=DEADLINE, wrapper=(), tool=TOOL):
+    proc = subprocess.run([*wrapper, tool, *map(str, args)], stdin=subprocess.DEVNULL,
                           capture_output=True, timeout=timeout)
     return (proc.returncode, proc.stdout.decode('utf-8', 'surrogateescape'),
             proc.stderr.decode('utf-8', 'surrogateescape'))

@@ -19,7 +19,7 @@ import sys
 import pytest
 
 # procs and tools are fixtures: imported to be used here.
-from test_procwatch import (DEADLINE, JSON_KEYS, TOOL, Tool, assert_event, reachable_by_others,  # noqa: F401
+from test_procwatch import (DEADLINE, JSON_KEYS, TOOL, Tool, assert_event, readable_copy_of_tool,  # noqa: F401
                             gone_pid, inodes_known, pidfs_inode, procs, run, tools)
 
 SIGNAL_KEYS = JSON_KEYS[:-1] + ['signal', 'signal_name', 'why', 'error']
@@ -186,12 +186,11 @@ def test_send_that_fails_is_not_waited_for(procs):
     not waited for; the others are; the exit status says it: 1."""
     if os.geteuid() != 0 or not shutil.which('setpriv'):
         pytest.skip('needs root and setpriv(1) to run as another user')
-    if not reachable_by_others(TOOL):
-        pytest.skip('uid 65534 cannot reach %s: a directory above it is not searchable by others' % TOOL)
     target = procs()
-    status, out, err = run('--json', '--send', 'TERM', target.pid,
-                           wrapper=['setpriv', '--reuid=65534', '--regid=65534',
-                                    '--clear-groups', '--'])
+    with readable_copy_of_tool() as (tool, library_path):
+        status, out, err = run('--json', '--send', 'TERM', target.pid, tool=tool,
+                               wrapper=['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups',
+                                        '--', 'env', 'LD_LIBRARY_PATH=' + library_path])
     assert status == 1
     assert err == 'procwatch: cannot send SIGTERM to PID %d: %s\n' % (
         target.pid, json.loads(out)['error'])
