@@ -723,6 +723,33 @@ test_kernel_reports_reap_hangup (void)
 }
 
 gboolean
+test_kernel_has_pollable_proc (void)
+{
+  struct pollfd pfd = { .events = POLLIN };
+  int ready;
+
+  pfd.fd = open ("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  g_assert_no_errno (pfd.fd);
+  ready = poll (&pfd, 1, 0);
+  g_assert_no_errno (ready);
+  g_assert_no_errno (close (pfd.fd));
+
+  return ready == 0;
+}
+
+const char *
+test_expected_backend (void)
+{
+  const char *expected = g_getenv ("PROCWATCH_TEST_EXPECT_BACKEND");
+
+  if (g_strcmp0 (expected, "poll") == 0 && g_getenv ("PROCWATCH_BACKEND") == NULL &&
+      test_kernel_has_pollable_proc ())
+    return "procfs";
+
+  return expected;
+}
+
+gboolean
 test_kernel_has_file_handles (void)
 {
   struct

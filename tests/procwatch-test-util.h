@@ -169,6 +169,14 @@ gboolean      test_simulating_no_pidfs      (void);
  * as the library sees it: not under PROCWATCH_DEBUG=no-pollhup or
  * no-pidfs, the simulations of older kernels. */
 gboolean      test_kernel_reports_reap_hangup (void);
+/* Whether /proc/<pid> directories poll (kernel/: the 2012 patch): then
+ * /proc/self, a live task, does not poll readable. */
+gboolean      test_kernel_has_pollable_proc (void);
+/* The backend this run's monitors must use: PROCWATCH_TEST_EXPECT_BACKEND,
+ * except that where pidfds are refused (a seccomp variant) on a kernel with
+ * pollable /proc directories, the fallback is procfs, not poll. NULL when
+ * the run expects nothing. */
+const char   *test_expected_backend         (void);
 /* What poll() shows on @fd for POLLIN, without the POLLHUP that the
  * simulation of kernels older than 6.9 hides from the library too. */
 gushort       test_pidfd_revents            (int fd);

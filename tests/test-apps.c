@@ -1486,12 +1486,12 @@ main (int    argc,
   (void) g_main_context_default ();
   g_type_ensure (G_TYPE_TASK);
 
-  if (g_getenv ("PROCWATCH_TEST_EXPECT_BACKEND") != NULL)
+  if (test_expected_backend () != NULL)
     {
       g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
 
       g_assert_cmpstr (procwatch_process_monitor_get_backend (monitor), ==,
-                       g_getenv ("PROCWATCH_TEST_EXPECT_BACKEND"));
+                       test_expected_backend ());
     }
 
   g_test_add_func ("/apps/app-id/parse", test_app_id_parse);

@@ -91,7 +91,7 @@ static ProcwatchProcessMonitor *
 new_monitor (CgroupRecorder *recorder)
 {
   ProcwatchProcessMonitor *monitor = procwatch_process_monitor_new ();
-  const char *expected = g_getenv ("PROCWATCH_TEST_EXPECT_BACKEND");
+  const char *expected = test_expected_backend ();
 
   if (expected != NULL)
     g_assert_cmpstr (procwatch_process_monitor_get_backend (monitor), ==, expected);

@@ -111,6 +111,11 @@ test_this_kernel (void)
       return;
     }
   expected = parse_features (expected_text);
+  /* Where the /proc fallback is procfs (a kernel with pollable /proc
+   * directories), the reap is an event too. */
+  if (g_strcmp0 (g_getenv ("PROCWATCH_TEST_EXPECT_BACKEND"), "poll") == 0 &&
+      g_strcmp0 (test_expected_backend (), "procfs") == 0)
+    expected |= PROCWATCH_FEATURES_REAP_EVENT;
   if (kernel_text != NULL)
     {
       /* The /proc backends' THREADS is theirs, not the kernel's pidfds'. */

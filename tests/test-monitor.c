@@ -56,7 +56,7 @@ test_backend (Fixture       *fixture,
               gconstpointer  data)
 {
   g_autofree char *backend = NULL;
-  const char *expected = g_getenv ("PROCWATCH_TEST_EXPECT_BACKEND");
+  const char *expected = test_expected_backend ();
 
   g_object_get (fixture->monitor, "backend", &backend, NULL);
   g_assert_cmpstr (backend, ==, procwatch_process_monitor_get_backend (fixture->monitor));

@@ -1417,7 +1417,7 @@ main (int    argc,
       char **argv)
 {
   g_autoptr(GPtrArray) specs = g_ptr_array_new_with_free_func (g_free);
-  const char *expected = g_getenv ("PROCWATCH_TEST_EXPECT_BACKEND");
+  const char *expected = test_expected_backend ();
   guint i, j, k;
 
   test_cgroups_set_up ();
