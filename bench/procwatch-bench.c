@@ -60,6 +60,7 @@ static int opt_fd_base = -1;
 static int opt_ctl_fd = -1;
 static int opt_max_delay_us = 20000;
 static gboolean opt_delay_in_loop;
+static gboolean opt_reaped;
 static char *opt_sleepers;
 static gboolean opt_drop_caches;
 
@@ -85,6 +86,8 @@ static GOptionEntry entries[] = {
   { "ctl-fd", 0, 0, G_OPTION_ARG_INT, &opt_ctl_fd, "(internal)", "FD" },
   { "max-delay-us", 0, 0, G_OPTION_ARG_INT, &opt_max_delay_us,
     "Random wait before each exit, at most", "US" },
+  { "reaped", 0, 0, G_OPTION_ARG_NONE, &opt_reaped,
+    "latency: also exit → \"reaped\" of a non-child (its parent reaps at once)", NULL },
   { "delay-in-loop", 0, 0, G_OPTION_ARG_NONE, &opt_delay_in_loop,
     "Run the main loop during that wait (monitor)", NULL },
   { "sleepers", 0, 0, G_OPTION_ARG_FILENAME, &opt_sleepers,
@@ -243,6 +246,7 @@ typedef struct
   ProcwatchProcessMonitor *monitor;
   Counter counter;
   gint64 stamp;
+  gint64 reaped_stamp;
   gboolean done;
 
   GPid psutil_pid;
@@ -506,7 +510,8 @@ static gint64
 measure_latency (LatencyRun *run,
                  Peer        peer,
                  gboolean    child,
-                 gint64     *after_poll_ns)
+                 gint64     *after_poll_ns,
+                 gint64     *reaped_ns)
 {
   BenchTarget target;
   gint64 delay_us = g_random_int_range (0, MAX (opt_max_delay_us, 1));
@@ -517,6 +522,7 @@ measure_latency (LatencyRun *run,
   bench_target_spawn (&target, child);
   run->done = FALSE;
   run->stamp = -1;
+  run->reaped_stamp = -1;
 
   switch (peer)
     {
@@ -530,6 +536,7 @@ measure_latency (LatencyRun *run,
 
         run->counter.pid = target.pid;
         run->counter.n_exited = 0;
+        run->counter.n_reaped = 0;
         process = procwatch_process_monitor_watch_pid (run->monitor, target.pid, NULL);
         if (process == NULL)
           break;
@@ -544,6 +551,13 @@ measure_latency (LatencyRun *run,
         while (run->counter.n_exited == 0)
           g_main_context_iteration (NULL, TRUE);
         stamp = run->counter.exited_ns;
+        /* A non-child's parent reaps it at once: how soon "reaped" follows. */
+        if (opt_reaped && !child)
+          {
+            while (run->counter.n_reaped == 0)
+              g_main_context_iteration (NULL, TRUE);
+            run->reaped_stamp = run->counter.reaped_ns;
+          }
         procwatch_process_monitor_unwatch (run->monitor, target.pid);
       }
       break;
@@ -621,6 +635,7 @@ measure_latency (LatencyRun *run,
   if (stamp < 0 || exit_ns <= 0)
     return -1;
 
+  *reaped_ns = run->reaped_stamp > 0 ? run->reaped_stamp - exit_ns : -1;
   *after_poll_ns = -1;
   if (peer == PEER_MONITOR || peer == PEER_EPOLLSOURCE || peer == PEER_FDSOURCE ||
       peer == PEER_CHILDWATCH)
@@ -655,6 +670,7 @@ cmd_latency (void)
   gboolean enabled[N_PEERS];
   GArray *samples[2][N_PEERS];
   GArray *after_poll[2][N_PEERS];
+  GArray *reaped = g_array_new (FALSE, FALSE, sizeof (gint64));
   int layout;
   int round;
   int peer;
@@ -695,14 +711,16 @@ cmd_latency (void)
           for (peer = 0; peer < N_PEERS; peer++)
             {
               Peer p = (peer + round) % N_PEERS;
-              gint64 value, after;
+              gint64 value, after, reaped_after_exit;
 
               if (!enabled[p] || !peer_applies (p, child))
                 continue;
 
-              value = measure_latency (&run, p, child, &after);
+              value = measure_latency (&run, p, child, &after, &reaped_after_exit);
               g_array_append_val (samples[layout][p], value);
               g_array_append_val (after_poll[layout][p], after);
+              if (reaped_after_exit > 0)
+                g_array_append_val (reaped, reaped_after_exit);
             }
         }
     }
@@ -725,6 +743,16 @@ cmd_latency (void)
         g_array_unref (samples[layout][peer]);
         g_array_unref (after_poll[layout][peer]);
       }
+
+  if (reaped->len > 0)
+    {
+      g_autofree char *fields = g_strdup_printf ("\"layout\": \"nonchild\", \"peer\": \"monitor\", "
+                                                 "\"backend\": \"%s\"",
+                                                 procwatch_process_monitor_get_backend (run.monitor));
+
+      print_samples ("latency-reaped", fields, (gint64 *) reaped->data, reaped->len);
+    }
+  g_array_unref (reaped);
 
   psutil_stop (&run);
   unlink (run.pidfile);
