@@ -233,7 +233,7 @@ if [ -z "$nm" ]; then
   tests=$((tests + 1))
   echo "ok $tests # SKIP no nm: each function's availability is not checked"
 else
-  "$nm" -D --defined-only "$library" | awk '{ print $NF }' | sort -u > "$work/exported"
+  "$nm" -D --defined-only "$library" | awk '$NF ~ /^procwatch_/ { print $NF }' | sort -u > "$work/exported"
   # Each release is compared with the one before; the last with LIBRARY.
   previous=
   for baseline in $baselines $library; do
