@@ -47,7 +47,7 @@ G_BEGIN_DECLS
  *
  * Since: 1.4
  */
-typedef enum /*< flags >*/
+typedef enum /*< flags,since=1_4 >*/
 {
   PROCWATCH_FEATURES_NONE             = 0,
   PROCWATCH_FEATURES_REAP_EVENT       = 1 << 0,

@@ -24,7 +24,7 @@ G_BEGIN_DECLS
  *
  * The life stages of a watched process, in the order they happen.
  */
-typedef enum
+typedef enum /*< since=1_0 >*/
 {
   PROCWATCH_PROCESS_STATE_RUNNING,
   PROCWATCH_PROCESS_STATE_EXITED,
