@@ -213,7 +213,9 @@ test_each_flag_holds (void)
 {
   g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
   ProcwatchFeatures features = procwatch_process_monitor_get_features (monitor);
-  gboolean pidfd_backend = g_str_equal (procwatch_process_monitor_get_backend (monitor), "pidfd");
+  const char *backend = procwatch_process_monitor_get_backend (monitor);
+  gboolean pidfd_backend = g_str_equal (backend, "pidfd");
+  gboolean procfs_backend = g_str_equal (backend, "procfs");
 
   check_non_child_status (monitor, (features & PROCWATCH_FEATURES_NON_CHILD_STATUS) != 0);
   check_inode (monitor, (features & PROCWATCH_FEATURES_INODE) != 0);
@@ -226,9 +228,11 @@ test_each_flag_holds (void)
   g_assert_cmpint (!(features & PROCWATCH_FEATURES_FILE_HANDLES), ==,
                    !(pidfd_backend && test_kernel_has_file_handles () &&
                      !test_simulating_no_pidfs ()));
-  /* The reap raises an event where the kernel hangs pidfds up. */
+  /* The reap raises an event where the kernel hangs pidfds up, and where
+   * /proc directories poll POLLERR once reaped (kernel/). */
   g_assert_cmpint (!(features & PROCWATCH_FEATURES_REAP_EVENT), ==,
-                   !(pidfd_backend && test_kernel_reports_reap_hangup ()));
+                   !((pidfd_backend && test_kernel_reports_reap_hangup ()) ||
+                     (procfs_backend && test_kernel_has_pollable_proc ())));
 }
 
 /* The seam's rewrites of the kernel's PIDFD_GET_INFO answers. */
