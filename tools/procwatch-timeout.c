@@ -13,6 +13,7 @@
 #include <glib-unix.h>
 #include <glib/gi18n.h>
 
+#include "procwatch-cgroups.h"
 #include "procwatch-options.h"
 #include "procwatch-output.h"
 #include "procwatch-timeout.h"

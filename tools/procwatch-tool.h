@@ -4,8 +4,9 @@
  * One run of procwatch: what it watches, what it awaits and how it ends,
  * shared by the tool's rooms. The operations are procwatch-run.c's, the
  * room below the others: procwatch.c (finding the processes, reporting
- * their events) and procwatch-timeout.c (the timeout, the signals and the
- * COMMAND) call them, and they call neither back.
+ * their events), procwatch-cgroups.c (cgroups and apps), procwatch-bus.c
+ * (D-Bus names) and procwatch-timeout.c (the timeout, the signals and the
+ * COMMAND) call them, and they call none back.
  */
 
 #pragma once
@@ -49,7 +50,7 @@ typedef struct
   GPtrArray *cgroups;          /* the watched ProcwatchCgroups, each once */
   GCancellable *cancellable;   /* the cgroups' waits and bus requests, cancelled at the end */
 
-  GPtrArray *apps;             /* ToolApp (procwatch.c): each --app */
+  GPtrArray *apps;             /* ToolApp (procwatch-cgroups.c): each --app */
   guint n_apps;                /* of @apps: not given up, each counted as one */
   gboolean signal_cgroups;     /* --signal-cgroups */
   guint n_dropped_cgroups;     /* of @cgroups: not signalled, given up */
@@ -81,10 +82,6 @@ WatchResult tool_watch_token   (Tool              *tool,
                                 GError           **error);
 void        tool_drop_target   (Tool              *tool,
                                 ProcwatchProcess  *process);
-guint       tool_signal_cgroups (Tool             *tool,
-                                 int               sig,
-                                 const char       *why,
-                                 gboolean          stopping);
 
 /* The parts of those that procwatch.c uses on its own: --dbus-name and
  * --cgroup-of reach a process other than by pid, and what is awaited is
