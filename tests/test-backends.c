@@ -150,8 +150,10 @@ test_stat_of_tricky_name (void)
         {
           close (control[1]);
           prctl (PR_SET_NAME, names[i]);
-          write (ready[1], "n", 1);
-          read (control[0], &byte, 1);
+          /* Until the test closes the control pipe; a broken pipe fails
+           * it through the exit status. */
+          if (write (ready[1], "n", 1) != 1 || read (control[0], &byte, 1) < 0)
+            _exit (1);
           _exit (0);
         }
 
@@ -239,8 +241,9 @@ outlive_leader (void *data)
         g_usleep (1000);
     }
 
-  write (state->report, task_state == 'Z' ? "L" : "-", 1);
-  read (state->control, &byte, 1);
+  if (write (state->report, task_state == 'Z' ? "L" : "-", 1) != 1 ||
+      read (state->control, &byte, 1) < 0)
+    _exit (1);
   _exit (5);
 }
 
