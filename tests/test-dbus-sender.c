@@ -6,14 +6,15 @@
  * procwatch-dbus-test-bus) or a GDBusServer, and client processes
  * (procwatch-dbus-test-client) that call this test's service. Each run
  * asserts which way the library found the caller: what the bus or the
- * kernel offers is probed here, and PROCWATCH_TEST_EXPECT_VIA_DBUS_DAEMON,
- * ..._DBUS_BROKER (from each bus's version) and
- * PROCWATCH_TEST_EXPECT_PEER_VIA (process-fd, process-id, peer-pidfd,
- * peer-cred), where set, say what it must be.
+ * kernel offers is probed here; each bus's version, asked of the installed
+ * program when the test runs, and PROCWATCH_TEST_EXPECT_PEER_VIA
+ * (process-fd, process-id, peer-pidfd, peer-cred), where set, say what it
+ * must be.
  */
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -36,17 +37,17 @@ static const char introspection_xml[] =
   "  </interface>"
   "</node>";
 
-/* A message bus implementation, and which way it must tell callers
- * (set by meson from its version). */
+/* A message bus implementation, and from which version on it tells
+ * callers by ProcessFD. */
 typedef struct
 {
   const char *name;
-  const char *expect_env;
+  guint process_fd_since[2];   /* the version that sends ProcessFD */
 } BusKind;
 
 static const BusKind bus_kinds[] = {
-  { "dbus-daemon", "PROCWATCH_TEST_EXPECT_VIA_DBUS_DAEMON" },
-  { "dbus-broker", "PROCWATCH_TEST_EXPECT_VIA_DBUS_BROKER" },
+  { "dbus-daemon", { 1, 16 } },
+  { "dbus-broker", { 34, 0 } },
 };
 
 /* A private bus (procwatch-dbus-test-bus), of either kind. Not GTestDBus:
@@ -166,6 +167,31 @@ via_name (ProcwatchDBusSenderVia via)
     }
 }
 
+/* What the installed bus's version promises ("dbus-broker 33": the version
+ * is the last word of the first line): ProcessFD from kind's version on. */
+static const char *
+promised_bus_via (const BusKind *kind)
+{
+  const char *argv[] = { kind->name, "--version", NULL };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_auto(GStrv) words = NULL;
+  guint major = 0, minor = 0;
+  int status;
+
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
+                NULL, NULL, &out, NULL, &status, &error);
+  g_assert_no_error (error);
+  lines = g_strsplit (out, "\n", 2);
+  words = g_strsplit (g_strstrip (lines[0]), " ", -1);
+  g_assert_cmpint (sscanf (words[g_strv_length (words) - 1], "%u.%u", &major, &minor), >=, 1);
+
+  if (major != kind->process_fd_since[0])
+    return major > kind->process_fd_since[0] ? "process-fd" : "process-id";
+  return minor >= kind->process_fd_since[1] ? "process-fd" : "process-id";
+}
+
 /* What the bus offers: whether it sends ProcessFD for our own name. */
 static const char *
 expected_bus_via (GDBusConnection *connection,
@@ -176,7 +202,7 @@ expected_bus_via (GDBusConnection *connection,
   g_autoptr(GUnixFDList) fds = NULL;
   g_autoptr(GError) error = NULL;
   const char *probed;
-  const char *expected = g_getenv (kind->expect_env);
+  const char *expected = promised_bus_via (kind);
   gint32 handle;
 
   reply = g_dbus_connection_call_with_unix_fd_list_sync (connection, "org.freedesktop.DBus",
@@ -193,8 +219,7 @@ expected_bus_via (GDBusConnection *connection,
   probed = g_variant_lookup (credentials, "ProcessFD", "h", &handle) ? "process-fd" : "process-id";
   g_test_message ("%s offers %s", kind->name, probed);
 
-  if (expected != NULL)
-    g_assert_cmpstr (probed, ==, expected);
+  g_assert_cmpstr (probed, ==, expected);
 
   return probed;
 }
