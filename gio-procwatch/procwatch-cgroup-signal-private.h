@@ -41,6 +41,10 @@ struct _ProcwatchCgroupSignal
   gulong cancelled_id;
   GError *error;                /* found before the first step */
 
+  GHashTable *signalled;        /* "pid start-time" of each process signalled */
+  GArray *blocking;             /* ProcwatchBlocker: signalled, the signal blocked */
+  guint rounds;                 /* freezes after the first */
+
   guint stage : 2;
   guint froze : 1;              /* we wrote 1 to cgroup.freeze */
 };

@@ -88,12 +88,32 @@ release_our_freeze (guint64 id)
  * `frozen 1` and one of them does not yet. */
 #define TREE_RECHECK_US 1000
 
+/* How many more freezes a signal may take for the children of processes
+ * that had it blocked (below). */
+#define MAX_EXTRA_ROUNDS 4
+/* How long, thawed, those processes have to take the signal before the
+ * next freeze: microseconds for one between blocking and fork(); one that
+ * keeps it blocked (a signalfd) delays the end by this much. */
+#define SETTLE_LIMIT_US (200 * 1000)
+
 enum
 {
   STAGE_START,
   STAGE_FREEZING,
+  STAGE_SETTLING,
   STAGE_DONE,
 };
+
+/* A process that had the signal blocked when it was signalled: frozen
+ * between blocking every signal and fork() (glibc 2.41 does so around
+ * fork), it makes a child once thawed, and that child never gets the
+ * signal: pending signals are not inherited. The child is looked for in
+ * one more freeze, once each such process has unblocked or is gone. */
+typedef struct
+{
+  GPid pid;
+  guint64 start_time;
+} ProcwatchBlocker;
 
 static gboolean
 is_at_or_below (const char *path,
@@ -216,6 +236,8 @@ procwatch_cgroup_signal_new (GTask      *task,
   op->events_fd = -1;
   op->dir_fd = -1;
   op->stage = STAGE_START;
+  op->signalled = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  op->blocking = g_array_new (FALSE, FALSE, sizeof (ProcwatchBlocker));
 
   op->timer_fd = timerfd_create (CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
   if (op->timer_fd < 0)
@@ -250,6 +272,8 @@ close_fd (int *fd)
 static void
 signal_clear (ProcwatchCgroupSignal *op)
 {
+  g_clear_pointer (&op->signalled, g_hash_table_unref);
+  g_clear_pointer (&op->blocking, g_array_unref);
   g_assert (op->cancelled_id == 0);
   close_fd (&op->dir_fd);
   close_fd (&op->events_fd);
@@ -396,9 +420,88 @@ tree_is_frozen (int dir_fd)
   return frozen;
 }
 
+/* Field 22 of /proc/<pid>/stat, which tells a process from a later one
+ * with its pid; 0 if it is gone. */
+static guint64
+read_start_time (GPid pid)
+{
+  char path[64];
+  char text[1024];
+  g_auto(GStrv) fields = NULL;
+  const char *end;
+  gssize length;
+
+  g_snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+  length = procwatch_proc_read_file (path, text, sizeof text);
+  if (length <= 0 || (end = g_strrstr_len (text, length, ")")) == NULL)
+    return 0;
+  /* After the name: field 3 (the state) on; start time is field 22. */
+  fields = g_strsplit (end + 1, " ", 22);
+  if (g_strv_length (fields) < 21)
+    return 0;
+  return g_ascii_strtoull (fields[20], NULL, 10);
+}
+
+/* Whether @pid blocks @signum (its SigBlk in /proc/<pid>/status). */
+static gboolean
+blocks_signal (GPid pid,
+               int  signum)
+{
+  char path[64];
+  char text[4096];
+  const char *value;
+  gsize value_length;
+  gssize length;
+
+  g_snprintf (path, sizeof path, "/proc/%d/status", (int) pid);
+  length = procwatch_proc_read_file (path, text, sizeof text - 1);
+  if (length <= 0)
+    return FALSE;
+  text[length] = '\0';
+  if (!procwatch_proc_find_line (text, length, "SigBlk:", &value, &value_length))
+    return FALSE;
+  return (g_ascii_strtoull (value, NULL, 16) >> (signum - 1)) & 1;
+}
+
+/* Records @pid as signalled; FALSE if it was already, in an earlier
+ * freeze of this signal. */
+static gboolean
+record_signalled (ProcwatchCgroupSignal *op,
+                  GPid                   pid)
+{
+  guint64 start_time = read_start_time (pid);
+  ProcwatchBlocker blocker = { pid, start_time };
+
+  if (!g_hash_table_add (op->signalled,
+                         g_strdup_printf ("%d %" G_GUINT64_FORMAT, (int) pid, start_time)))
+    return FALSE;
+  if (start_time != 0 && blocks_signal (pid, op->signum))
+    g_array_append_val (op->blocking, blocker);
+  return TRUE;
+}
+
+/* Whether every process that had the signal blocked has unblocked it (and
+ * so taken it) or is gone. */
+static gboolean
+blockers_settled (ProcwatchCgroupSignal *op)
+{
+  guint i;
+
+  for (i = 0; i < op->blocking->len; i++)
+    {
+      ProcwatchBlocker *blocker = &g_array_index (op->blocking, ProcwatchBlocker, i);
+
+      if (read_start_time (blocker->pid) == blocker->start_time &&
+          blocks_signal (blocker->pid, op->signum))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /* Each process of one cgroup, through a pidfd; a pid is taken only for a
  * process that is still in the tree once its pidfd is open, so a pid
- * reused meanwhile is never signalled. */
+ * reused meanwhile is never signalled. A process signalled in an earlier
+ * freeze of this signal is not signalled again. */
 static gboolean
 signal_procs (ProcwatchCgroupSignal  *op,
               int                     dir_fd,
@@ -445,6 +548,7 @@ signal_procs (ProcwatchCgroupSignal  *op,
            * process of the tree cannot end by itself meanwhile. */
           cgroup = procwatch_proc_read_cgroup ((GPid) pid);
           if ((cgroup == NULL || is_at_or_below (cgroup, op->relative)) &&
+              record_signalled (op, (GPid) pid) &&
               kill ((pid_t) pid, op->signum) != 0 && errno != ESRCH)
             {
               set_errno_error (error, errno, op->relative);
@@ -462,6 +566,7 @@ signal_procs (ProcwatchCgroupSignal  *op,
 
       cgroup = procwatch_proc_read_cgroup ((GPid) pid);
       if ((cgroup == NULL || is_at_or_below (cgroup, op->relative)) &&
+          record_signalled (op, (GPid) pid) &&
           syscall (SYS_pidfd_send_signal, pidfd, op->signum, NULL, 0) != 0 && errno != ESRCH)
         {
           set_errno_error (error, errno, op->relative);
@@ -598,9 +703,22 @@ procwatch_cgroup_signal_advance (ProcwatchCgroupSignal  *op,
   if (g_cancellable_set_error_if_cancelled (g_task_get_cancellable (op->task), error))
     goto done;
 
+  if (op->stage == STAGE_SETTLING)
+    {
+      /* Thawed: each process that had the signal blocked goes on to
+       * unblock it (and take it) or to exit, having made its child. */
+      if (!blockers_settled (op) && g_get_monotonic_time () < op->deadline)
+        {
+          arm_timer (op->timer_fd, TREE_RECHECK_US);
+          return FALSE;
+        }
+      g_array_set_size (op->blocking, 0);
+      op->stage = STAGE_START;
+    }
+
   if (op->stage == STAGE_START)
     {
-      if (op->signum == SIGKILL && kill_at_once (op, error))
+      if (op->rounds == 0 && op->signum == SIGKILL && kill_at_once (op, error))
         goto done;
       if (!start_freeze (op, error))
         goto done;
@@ -638,7 +756,20 @@ procwatch_cgroup_signal_advance (ProcwatchCgroupSignal  *op,
           if (procwatch_test_seam_before_tree_signal != NULL)
             procwatch_test_seam_before_tree_signal (dir_fd);
 #endif
-          signal_tree (op, dir_fd, error);
+          /* Only a tree we froze: one frozen by someone else stays so. */
+          if (signal_tree (op, dir_fd, error) && op->blocking->len > 0 && op->froze &&
+              op->rounds < MAX_EXTRA_ROUNDS)
+            {
+              /* Thawed, the processes that had the signal blocked may
+               * fork before they take it: once they have, one more freeze
+               * finds their children. */
+              restore (op);
+              op->rounds++;
+              op->stage = STAGE_SETTLING;
+              op->deadline = g_get_monotonic_time () + SETTLE_LIMIT_US;
+              arm_timer (op->timer_fd, TREE_RECHECK_US);
+              return FALSE;
+            }
           goto done;
         }
     }
