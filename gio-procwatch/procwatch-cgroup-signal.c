@@ -105,10 +105,11 @@ enum
 };
 
 /* A process that had the signal blocked when it was signalled: frozen
- * between blocking every signal and fork() (glibc 2.41 does so around
- * fork), it makes a child once thawed, and that child never gets the
- * signal: pending signals are not inherited. The child is looked for in
- * one more freeze, once each such process has unblocked or is gone. */
+ * between blocking every signal and the fork system call (a C library may
+ * block them around fork (), as musl does; on Debian 13 such children were
+ * seen escaping), it makes a child once thawed, and that child never gets
+ * the signal: pending signals are not inherited. The child is looked for
+ * in one more freeze, once each such process has unblocked or is gone. */
 typedef struct
 {
   GPid pid;
