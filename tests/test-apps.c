@@ -888,10 +888,29 @@ check_storm_nested (int signum)
 #endif
 }
 
+/* Under valgrind every process blocks all signals in the kernel and takes
+ * them at points of valgrind's choosing: a forking process frozen there
+ * makes its child before it takes a TERM, always, and the freeze's extra
+ * rounds for processes that block the signal cannot tell it from one that
+ * keeps it blocked. The nested TERM storm needs processes a signal ends at
+ * once. */
+static gboolean
+skip_under_valgrind (void)
+{
+  const char *preload = g_getenv ("LD_PRELOAD");
+
+  if (preload == NULL || strstr (preload, "vgpreload") == NULL)
+    return FALSE;
+
+  g_test_skip ("under valgrind a process takes a signal only at valgrind's points, after "
+               "the fork it was making: TERM cannot end it at once");
+  return TRUE;
+}
+
 static void
 test_storm_term_nested (void)
 {
-  if (skip_without_cgroups ())
+  if (skip_without_cgroups () || skip_under_valgrind ())
     return;
 
   check_storm_nested (SIGTERM);
