@@ -4,7 +4,9 @@
 # Real processes for the tests, and a main loop that cannot hang them.
 
 import ctypes
+import errno
 import os
+import select
 import subprocess
 import sys
 
@@ -36,14 +38,87 @@ def on_pidfs(fd):
     return ctypes.c_long.from_buffer(buffer).value == PIDFS_MAGIC
 
 
+# What pidfd_open() fails with where it is refused: ENOSYS before Linux 5.3
+# or under a seccomp filter (tests/seccomp-exec), EPERM under a container's
+# seccomp profile. Any other error is the test's to see.
+PIDFD_REFUSED = (errno.ENOSYS, errno.EPERM)
+
+
+def open_pidfd(pid):
+    """A pidfd of process @pid, or None where this process may not open
+    pidfds (see PIDFD_REFUSED)."""
+    try:
+        return os.pidfd_open(pid)
+    except OSError as error:
+        if error.errno in PIDFD_REFUSED:
+            return None
+        raise
+
+
+def pidfd_refused_errno():
+    """The errno pidfd_open() fails with here (see PIDFD_REFUSED), or 0
+    where this process can open pidfds."""
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except OSError as error:
+        if error.errno in PIDFD_REFUSED:
+            return error.errno
+        raise
+    return 0
+
+
+def pidfd_open_or_skip(pid, needed_for):
+    """A pidfd of process @pid; where this process may not open pidfds
+    (the kernel's or a seccomp filter's doing, not the test machine's, so
+    a plain skip), skips the rest of the test saying what it was
+    @needed_for."""
+    pidfd = open_pidfd(pid)
+    if pidfd is None:
+        refused = pidfd_refused_errno()
+        pytest.skip(f'pidfd_open() fails here with {errno.errorcode[refused]} (Linux before 5.3, '
+                    f'or a seccomp filter): the test needs a pidfd of its own {needed_for}')
+    return pidfd
+
+
 def pidfs_inode(pid):
     """The pidfs inode number of process @pid, the kernel's own (whatever
-    the monitor was told to pretend); 0 without pidfs."""
-    pidfd = os.pidfd_open(pid)
+    the monitor was told to pretend); 0 without pidfs, and where this
+    process may not open pidfds."""
+    pidfd = open_pidfd(pid)
+    if pidfd is None:
+        return 0
     try:
         return os.fstat(pidfd).st_ino if on_pidfs(pidfd) else 0
     finally:
         os.close(pidfd)
+
+
+def kernel_has_pollable_proc():
+    """Whether /proc/<pid> directories poll (the seed's kernel patch,
+    kernel/): there a live process's directory, /proc/self, shows nothing,
+    where any other kernel shows a directory's default mask, POLLIN
+    included. The library probes the same way."""
+    fd = os.open('/proc/self', os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        return not poller.poll(0)
+    finally:
+        os.close(fd)
+
+
+def expected_backend():
+    """The backend this run must get: PROCWATCH_TEST_EXPECT_BACKEND
+    (tests/meson.build's variants; pidfd where unset, as in an installed
+    run), except that where that says "poll" for a kernel refusing
+    pidfd_open() and PROCWATCH_BACKEND does not force it, a kernel with
+    pollable /proc directories gives "procfs", as
+    tests/procwatch-test-util.c's test_expected_backend() decides."""
+    expected = os.environ.get('PROCWATCH_TEST_EXPECT_BACKEND', 'pidfd')
+    if expected == 'poll' and 'PROCWATCH_BACKEND' not in os.environ \
+            and kernel_has_pollable_proc():
+        return 'procfs'
+    return expected
 
 
 def run_until(predicate, what, timeout=TIMEOUT_SECONDS, context=None):

@@ -12,14 +12,15 @@ import pytest
 gi.require_version('Procwatch', '1.0')
 from gi.repository import Gio, GLib, Procwatch  # noqa: E402
 
-from procwatch_testing import Child, NonChild, assert_io_error, has_feature  # noqa: E402
+from procwatch_testing import (  # noqa: E402
+    Child, NonChild, assert_io_error, expected_backend, has_feature, pidfd_open_or_skip)
 
 State = Procwatch.ProcessState
 Features = Procwatch.Features
 
 
 def test_backend_is_a_string(monitor):
-    assert monitor.props.backend == 'pidfd'
+    assert monitor.props.backend == expected_backend()
     assert monitor.get_backend() == monitor.props.backend
 
 
@@ -49,7 +50,7 @@ def test_notify_state(monitor, recorder, processes, kind):
 
 def test_watch_pidfd(monitor, recorder, processes):
     target = processes(NonChild)
-    pidfd = os.pidfd_open(target.pid)
+    pidfd = pidfd_open_or_skip(target.pid, 'to watch by')
     process = monitor.watch_pidfd(pidfd)
     # The monitor keeps its own duplicate.
     os.close(pidfd)

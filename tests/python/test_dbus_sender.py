@@ -6,6 +6,7 @@
 # where it is installed), watches the process of a real caller
 # (procwatch-dbus-test-client) until it exits.
 
+import errno
 import os
 import shutil
 import subprocess
@@ -16,7 +17,7 @@ import pytest
 gi.require_version('Procwatch', '1.0')
 from gi.repository import Gio, GLib, Procwatch  # noqa: E402
 
-from procwatch_testing import run_until  # noqa: E402
+from procwatch_testing import pidfd_refused_errno, run_until  # noqa: E402
 from system_testing import private_bus  # noqa: E402
 
 CLIENT = os.environ.get('PROCWATCH_TEST_DBUS_CLIENT')
@@ -72,22 +73,29 @@ def promised_way(implementation):
         else 'process-id'
 
 
+def offered_way(connection):
+    """What the bus sends in GetConnectionCredentials for @connection's own
+    name: 'process-fd' (a pidfd, ProcessFD) or 'process-id' (ProcessID
+    alone), and the pid it tells."""
+    reply, fds = connection.call_with_unix_fd_list_sync(
+        'org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
+        'GetConnectionCredentials', GLib.Variant('(s)', (connection.get_unique_name(),)),
+        GLib.VariantType('(a{sv})'), Gio.DBusCallFlags.NONE, -1, None, None)
+    if fds is not None:
+        for fd in fds.steal_fds():
+            os.close(fd)
+    credentials = reply.unpack()[0]
+    return 'process-fd' if 'ProcessFD' in credentials else 'process-id', credentials['ProcessID']
+
+
 def test_bus_offers_the_expected_way(implementation, bus):
     """What the bus sends in GetConnectionCredentials is what its version
     promises: ProcessFD since dbus-daemon 1.16 and dbus-broker 34, else only
     ProcessID."""
     _address, connection = bus
-    reply, fds = connection.call_with_unix_fd_list_sync(
-        'org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
-        'GetConnectionCredentials', GLib.Variant('(s)', (connection.get_unique_name(),)),
-        GLib.VariantType('(a{sv})'), Gio.DBusCallFlags.NONE, -1, None, None)
-    credentials = reply.unpack()[0]
-    offered = 'process-fd' if 'ProcessFD' in credentials else 'process-id'
-    assert credentials['ProcessID'] == os.getpid()
+    offered, pid = offered_way(connection)
+    assert pid == os.getpid()
     assert offered == promised_way(implementation)
-    if fds is not None:
-        for fd in fds.steal_fds():
-            os.close(fd)
 
 
 class Service:
@@ -151,6 +159,11 @@ def service(bus):
 
 def test_watch_caller_until_exit(monitor, recorder, bus, service):
     address, connection = bus
+    # A bus that tells only the caller's pid leaves the monitor to open a
+    # pidfd for it: where pidfd_open() is refused, the call fails as the
+    # documentation says (NOT_SUPPORTED for ENOSYS, Linux before 5.3), and
+    # nothing is watched.
+    refused = pidfd_refused_errno() if offered_way(connection)[0] == 'process-id' else 0
     caller = Caller(address, connection.get_unique_name())
     try:
         run_until(lambda: service.calls, 'the Hello call')
@@ -159,13 +172,22 @@ def test_watch_caller_until_exit(monitor, recorder, bus, service):
         assert pid == caller.process.pid
 
         process = watch_sender(monitor, connection, sender)
-        assert isinstance(process, Procwatch.Process)
-        assert process.get_pid() == caller.process.pid
-        assert process.props.state == Procwatch.ProcessState.RUNNING
-        assert recorder.names(pid) == []
+        if refused:
+            expected = Gio.IOErrorEnum.NOT_SUPPORTED if refused == errno.ENOSYS else \
+                Gio.io_error_from_errno(refused)
+            assert isinstance(process, GLib.Error)
+            assert process.matches(Gio.io_error_quark(), expected), process.message
+            assert monitor.get_n_items() == 0
+        else:
+            assert isinstance(process, Procwatch.Process)
+            assert process.get_pid() == caller.process.pid
+            assert process.props.state == Procwatch.ProcessState.RUNNING
+            assert recorder.names(pid) == []
     finally:
         status = caller.close()
     assert status == 0
+    if refused:
+        return
     recorder.wait_for(pid, 'exited')
     assert recorder.find(pid, 'exited')[2] is process
 
@@ -195,6 +217,9 @@ def test_gone_caller(monitor, bus, service):
                     reason=f'PyGObject {gi.__version__} has no awaitable async methods (3.50+)')
 def test_await_watch_sender(run, monitor, bus, service):
     address, connection = bus
+    if offered_way(connection)[0] == 'process-id' and pidfd_refused_errno():
+        pytest.skip('the bus tells the caller\'s pid alone and pidfd_open() is refused here: '
+                    'nothing can be watched (test_watch_caller_until_exit has the error)')
     caller = Caller(address, connection.get_unique_name())
     run_until(lambda: service.calls, 'the Hello call')
     sender, pid = service.calls[0]

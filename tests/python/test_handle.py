@@ -18,7 +18,7 @@ from gi.repository import Gio, GLib, Procwatch  # noqa: E402
 
 from procwatch_testing import (  # noqa: E402
     Child, NonChild, Wait, assert_io_error, child_with_pid, drain, has_feature, isolate, on_pidfs,
-    pidfs_inode, run_until)
+    open_pidfd, pidfd_open_or_skip, pidfs_inode, run_until)
 
 State = Procwatch.ProcessState
 Features = Procwatch.Features
@@ -41,7 +41,8 @@ def is_running(pid):
 def watch_pid_0(monitor, child, code):
     """Watches @child, ended with @code and reaped, through a pidfd opened
     before: a process with pid 0, which only its object names."""
-    pidfd = os.pidfd_open(child.pid)
+    pidfd = pidfd_open_or_skip(child.pid, 'opened before the reap: a process with pid 0 is '
+                               'watched only through a pidfd')
     child.exit(code)
     child.reap()
     process = monitor.watch_pidfd(pidfd)
@@ -67,18 +68,18 @@ def test_inode_is_the_pidfs_inode(monitor, processes, kind):
     assert process.get_inode() == inode
     assert process.props.inode == inode
 
-    # Watched by pidfd, the same process (found by its inode, or before
-    # pidfs by its pidfd), the same number.
-    pidfd = os.pidfd_open(target.pid)
-    assert monitor.watch_pidfd(pidfd) is process
-    os.close(pidfd)
-
     other = processes(kind)
     other_inode = monitor.watch_pid(other.pid).get_inode()
     if with_inodes:
         assert other_inode == pidfs_inode(other.pid) != inode
     else:
         assert other_inode == 0
+
+    # Watched by pidfd, the same process (found by its inode, or before
+    # pidfs by its pidfd), the same number.
+    pidfd = pidfd_open_or_skip(target.pid, 'to watch the process by again')
+    assert monitor.watch_pidfd(pidfd) is process
+    os.close(pidfd)
 
 
 @pytest.mark.parametrize('kind', [Child, NonChild])
@@ -151,16 +152,31 @@ def test_status_properties(monitor, recorder, processes, kind, how):
 def test_dup_pidfd_polls_like_the_original(monitor, recorder, processes, kind):
     target = processes(kind)
     process = monitor.watch_pid(target.pid)
-    original = os.pidfd_open(target.pid)
+    by_pidfd = monitor.get_backend() != 'pidfd'
+    if by_pidfd:
+        # Watched by pid, the /proc backends hold no pidfd to give; watched
+        # through one, they hold that.
+        with pytest.raises(GLib.Error) as excinfo:
+            process.dup_pidfd()
+        assert_io_error(excinfo, IOErrorEnum.NOT_SUPPORTED)
+        assert monitor.unwatch_process(process)
+        original = pidfd_open_or_skip(target.pid, f'to watch by: the {monitor.get_backend()} '
+                                      'backend holds a pidfd only for a process watched by one')
+        process = monitor.watch_pidfd(original)
+    else:
+        original = os.pidfd_open(target.pid)
     duplicate = process.dup_pidfd()
     try:
         assert duplicate not in (original, -1)
         assert os.get_inheritable(duplicate) is False, 'O_CLOEXEC'
         # Before pidfs both are the one anonymous inode, and the process
-        # has none (0).
+        # has none (0); watched by pidfd, every backend knows it.
         assert os.fstat(duplicate).st_ino == os.fstat(original).st_ino
-        assert process.get_inode() == \
-            (os.fstat(original).st_ino if has_feature(monitor, Features.INODE) else 0)
+        if by_pidfd:
+            assert process.get_inode() == pidfs_inode(target.pid)
+        else:
+            assert process.get_inode() == \
+                (os.fstat(original).st_ino if has_feature(monitor, Features.INODE) else 0)
 
         assert poll_events(duplicate) == poll_events(original) == 0
 
@@ -464,14 +480,17 @@ def test_watch_pid_inode(monitor, recorder, processes, kind):
     target = processes(kind)
     other = processes(kind)
     if not has_feature(monitor, Features.INODE):
-        # Before pidfs (Linux 6.9) no inode names a process: asked with the
-        # number fstat() gives a pidfd, it says it cannot.
-        pidfd = os.pidfd_open(target.pid)
+        # Before pidfs (Linux 6.9), and with the /proc backends, no inode
+        # names a process: asked with the number fstat() gives a pidfd (any
+        # number but 0, INVALID_ARGUMENT, where this process may not open
+        # one), it says it cannot.
+        pidfd = open_pidfd(target.pid)
         try:
             with pytest.raises(GLib.Error) as excinfo:
-                monitor.watch_pid_inode(target.pid, os.fstat(pidfd).st_ino)
+                monitor.watch_pid_inode(target.pid, 1 if pidfd is None else os.fstat(pidfd).st_ino)
         finally:
-            os.close(pidfd)
+            if pidfd is not None:
+                os.close(pidfd)
         assert_io_error(excinfo, IOErrorEnum.NOT_SUPPORTED)
         assert len(monitor) == 0, 'a failed call watches nothing'
         return
@@ -514,7 +533,8 @@ def test_watch_pid_inode_closed(monitor, processes):
     monitor.close()
     with pytest.raises(GLib.Error) as excinfo:
         # Any inode but 0 (no inode at all: INVALID_ARGUMENT), which is
-        # what pidfs_inode() says before pidfs (Linux 6.9).
+        # what pidfs_inode() says before pidfs (Linux 6.9) and where this
+        # process may not open pidfds.
         monitor.watch_pid_inode(child.pid, pidfs_inode(child.pid) or 1)
     assert_io_error(excinfo, IOErrorEnum.CLOSED)
 
