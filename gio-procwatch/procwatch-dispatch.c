@@ -8,6 +8,7 @@
 #include "procwatch-dispatch-private.h"
 #include "procwatch-i18n-private.h"
 #include "procwatch-process-private.h"
+#include "procwatch-self-private.h"
 #include "procwatch-test-seam-private.h"
 
 #ifdef PROCWATCH_TEST_SEAM
@@ -74,7 +75,8 @@ typedef enum
  * do anything meanwhile: unwatch @entry or anything else, watch more,
  * close the monitor, drop its last reference, run a nested main loop. So
  * what it did is looked at once it returns: whether the monitor is still
- * open (*@alive) and whether it still watches @entry (if any). */
+ * open (*@alive) in this process and whether it still watches @entry (if
+ * any). */
 /* Inlined: each caller's kind is a constant, and this runs several times
  * per exit. */
 G_ALWAYS_INLINE static inline Outcome
@@ -119,7 +121,11 @@ call_out (ProcwatchWatchSet    *set,
       g_assert_not_reached ();
     }
 
-  if (!*alive)
+  /* A handler that forked (a pre-forking server) returns here twice: the
+   * rest of the batch is the parent's, and the child's copy of the monitor
+   * is inert (see the monitor's class doc), so the child's stops here. The
+   * pid is the cached one: no system call per callout. */
+  if (!*alive || G_UNLIKELY (procwatch_self_pid () != set->owner.creator_pid))
     return MONITOR_GONE;
   if (entry != NULL && !procwatch_source_entry_is_watched (entry))
     return UNWATCHED;

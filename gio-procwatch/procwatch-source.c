@@ -115,7 +115,10 @@ procwatch_source_dispatch (GSource     *source,
       self->timer_func (self->owner);
     }
 
+  /* The timer's handlers may have forked: a child goes no further (the
+   * owner stopped its own dispatch at the fork). */
   if (self->owner != NULL && self->epoll_tag != NULL &&
+      G_LIKELY (!timer_due || procwatch_self_pid () == self->creator_pid) &&
       (!timer_due || g_source_query_unix_fd (source, self->epoll_tag) & G_IO_IN))
     {
       int n;

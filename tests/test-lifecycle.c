@@ -7,6 +7,8 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -630,6 +632,184 @@ test_fork (gconstpointer data)
   test_run_until_count (NULL, &recorder->n_reaped, 1);
 }
 
+/* A handler that forks (a pre-forking server; Python's os.fork () in a
+ * callback) while several exits wait in the batch under way: the rest of
+ * the batch is the parent's. The child's copy of the dispatch stops as the
+ * handler returns there, and nothing more is emitted or completed in the
+ * child: it writes one byte to the parent for every callout it sees, then
+ * 'E' from the first idle of its main loop, and exits. */
+#define FORK_BATCH 6
+
+typedef struct
+{
+  pid_t child;            /* the forked copy (0 in the child itself) */
+  gboolean forked;
+  gboolean in_child;
+  int report_fd;          /* the write end; the child's only */
+  guint n_exited;
+  guint n_waits;
+  /* In the parent: callouts of the dispatch that forked, after the fork. */
+  guint n_after_fork;
+  gboolean dispatch_over;
+} ForkInHandler;
+
+/* Whether the callout counts for the parent; in the child, reported. */
+static gboolean
+fork_callout (ForkInHandler *fork_data,
+              char           what)
+{
+  if (fork_data->in_child)
+    {
+      if (write (fork_data->report_fd, &what, 1) != 1)
+        _exit (2);
+      return FALSE;
+    }
+
+  if (fork_data->forked && !fork_data->dispatch_over)
+    fork_data->n_after_fork++;
+  return TRUE;
+}
+
+static gboolean
+fork_child_done (gpointer user_data)
+{
+  ForkInHandler *fork_data = user_data;
+
+  _exit (write (fork_data->report_fd, "E", 1) == 1 ? 0 : 2);
+}
+
+/* Runs once the dispatch that forked has returned, in the parent. */
+static gboolean
+fork_dispatch_over (gpointer user_data)
+{
+  ForkInHandler *fork_data = user_data;
+
+  fork_data->dispatch_over = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_exited_fork (ProcwatchProcessMonitor *monitor,
+                ProcwatchProcess        *process,
+                ForkInHandler           *fork_data)
+{
+  if (!fork_callout (fork_data, 'x'))
+    return;
+
+  fork_data->n_exited++;
+  if (fork_data->forked)
+    return;
+
+  fork_data->forked = TRUE;
+  fork_data->child = fork ();
+  g_assert_cmpint (fork_data->child, >=, 0);
+  if (fork_data->child == 0)
+    {
+      fork_data->in_child = TRUE;
+      g_idle_add (fork_child_done, fork_data);
+      return;
+    }
+
+  g_assert_no_errno (close (fork_data->report_fd));
+  fork_data->report_fd = -1;
+  g_idle_add (fork_dispatch_over, fork_data);
+}
+
+static void
+on_reaped_fork (ProcwatchProcessMonitor *monitor,
+                ProcwatchProcess        *process,
+                ForkInHandler           *fork_data)
+{
+  fork_callout (fork_data, 'r');
+}
+
+static void
+on_notify_fork (GObject       *object,
+                GParamSpec    *pspec,
+                ForkInHandler *fork_data)
+{
+  fork_callout (fork_data, 'n');
+}
+
+static void
+on_wait_fork (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  ForkInHandler *fork_data = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!fork_callout (fork_data, 'w'))
+    return;
+
+  g_assert_true (procwatch_process_wait_finish (PROCWATCH_PROCESS (source), result, &error));
+  g_assert_no_error (error);
+  fork_data->n_waits++;
+}
+
+static void
+test_fork_in_handler (void)
+{
+  g_autoptr(ProcwatchProcessMonitor) monitor = procwatch_process_monitor_new ();
+  g_autoptr(GString) seen = g_string_new (NULL);
+  TestProcess *targets[FORK_BATCH];
+  ProcwatchProcess *processes[FORK_BATCH];
+  ForkInHandler fork_data = { 0, };
+  int report[2];
+  char byte;
+  int status;
+  guint i;
+
+  g_assert_no_errno (pipe2 (report, O_CLOEXEC));
+  fork_data.report_fd = report[1];
+  g_signal_connect (monitor, "exited", G_CALLBACK (on_exited_fork), &fork_data);
+  g_signal_connect (monitor, "reaped", G_CALLBACK (on_reaped_fork), &fork_data);
+
+  for (i = 0; i < FORK_BATCH; i++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      targets[i] = test_process_spawn (TEST_PROCESS_CHILD);
+      processes[i] = procwatch_process_monitor_watch_pid (monitor,
+                                                          test_process_get_pid (targets[i]),
+                                                          &error);
+      g_assert_no_error (error);
+      g_signal_connect (processes[i], "notify", G_CALLBACK (on_notify_fork), &fork_data);
+      procwatch_process_wait_async (processes[i], NULL, on_wait_fork, &fork_data);
+    }
+
+  /* All of them zombies before the monitor's next dispatch. */
+  for (i = 0; i < FORK_BATCH; i++)
+    test_process_kill (targets[i], SIGKILL);
+  for (i = 0; i < FORK_BATCH; i++)
+    test_process_await_exit (targets[i]);
+
+  test_run_until_count (NULL, &fork_data.n_waits, FORK_BATCH);
+  g_assert_cmpuint (fork_data.n_exited, ==, FORK_BATCH);
+  g_assert_true (fork_data.forked);
+
+  while (read (report[0], &byte, 1) == 1)
+    g_string_append_c (seen, byte);
+  g_assert_cmpint (waitpid (fork_data.child, &status, 0), ==, fork_data.child);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+  /* 'x' "exited", 'r' "reaped", 'n' a notification, 'w' a wait's callback. */
+  g_assert_cmpstr (seen->str, ==, "E");
+  g_assert_no_errno (close (report[0]));
+
+  /* Otherwise nothing was left in the batch for the child to be given. */
+  if (fork_data.n_after_fork == 0)
+    g_test_skip ("the backend reported the exits in separate dispatches: nothing was left "
+                 "in the forking handler's batch");
+
+  for (i = 0; i < FORK_BATCH; i++)
+    {
+      g_signal_handlers_disconnect_by_data (processes[i], &fork_data);
+      g_object_unref (processes[i]);
+      test_process_free (targets[i]);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -646,6 +826,7 @@ main (int   argc,
                           test_pending_wait_keeps_monitor);
   g_test_add_func ("/lifecycle/last-unref-in-other-thread", test_last_unref_in_other_thread);
   test_add_for_each_kind ("/lifecycle", "fork", test_fork);
+  g_test_add_func ("/lifecycle/fork-in-handler", test_fork_in_handler);
 
   return g_test_run ();
 }
