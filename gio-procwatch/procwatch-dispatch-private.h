@@ -28,5 +28,6 @@ void procwatch_dispatch_list_changed  (ProcwatchWatchSet        *set,
                                        guint                     position,
                                        guint                     removed,
                                        guint                     added);
+void procwatch_dispatch_release_dropped (ProcwatchWatchSet      *set);
 
 G_END_DECLS

@@ -39,6 +39,7 @@ typedef enum
   CALLOUT_COMPLETE_WAIT,  /* @task returns @object */
   CALLOUT_ITEMS_CHANGED,  /* the list model changed */
   CALLOUT_COMPLETE_SIGNAL, /* a cgroup signal's @task returns @error, or true */
+  CALLOUT_RELEASE,        /* a reference to the watch @object goes, maybe its last */
 } CalloutKind;
 
 typedef struct
@@ -115,6 +116,13 @@ call_out (ProcwatchWatchSet    *set,
     case CALLOUT_ITEMS_CHANGED:
       g_list_model_items_changed ((GListModel *) set->monitor, callout->u.items.position,
                                   callout->u.items.removed, callout->u.items.added);
+      break;
+
+    /* The last reference to a watch finalizes the process or cgroup object
+     * if the application dropped it: its weak-ref, qdata and toggle
+     * notifies run. */
+    case CALLOUT_RELEASE:
+      procwatch_source_entry_unref (callout->object);
       break;
 
     default:
@@ -217,6 +225,45 @@ list_changed (ProcwatchWatchSet *set,
     return *alive ? GO_ON : MONITOR_GONE;
 
   return call_out (set, alive, NULL, &callout);
+}
+
+/* Drops a reference of the dispatch's own (a pin, or one the set gave
+ * up); once the monitor is gone, nothing of it is touched. */
+G_ALWAYS_INLINE static inline void
+release (ProcwatchWatchSet    *set,
+         gboolean             *alive,
+         ProcwatchSourceEntry *entry)
+{
+  Callout callout = { .kind = CALLOUT_RELEASE, .object = entry };
+
+  if (*alive)
+    call_out (set, alive, NULL, &callout);
+  else
+    procwatch_source_entry_unref (entry);
+}
+
+/* What the set gave up inside its operations, one callout each, until the
+ * monitor is gone: a close () or dispose from a notify releases the rest
+ * itself. */
+static void
+release_dropped (ProcwatchWatchSet *set,
+                 gboolean          *alive)
+{
+  while (*alive && set->dropped->len > 0)
+    release (set, alive, g_ptr_array_steal_index_fast (set->dropped, set->dropped->len - 1));
+}
+
+/* At the end of a call the application made (unwatch, close, dispose),
+ * once the set's operations are over. The caller keeps the monitor alive
+ * meanwhile: a notify may drop the application's last reference to it. */
+void
+procwatch_dispatch_release_dropped (ProcwatchWatchSet *set)
+{
+  /* Released also after close () or dispose: they are the application's
+   * objects. */
+  gboolean unchecked = TRUE;
+
+  release_dropped (set, &unchecked);
 }
 
 /* "items-changed" from inside a call the application made (watch, unwatch,
@@ -510,9 +557,12 @@ procwatch_dispatch_handles_ready (gpointer                  owner,
 
   if (open)
     procwatch_watch_set_release_reaped (set);
+  if (open && procwatch_watch_set_has_dropped (set))
+    release_dropped (set, alive);
 
+  /* Last: the pin of a reaped process is its last reference. */
   for (i = 0; i < n_events; i++)
-    procwatch_source_entry_unref (batch[i]);
+    release (set, alive, batch[i]);
 
   procwatch_watch_set_life_release (life);
 }
@@ -561,7 +611,7 @@ procwatch_dispatch_probes_due (gpointer owner)
   ProcwatchWatchSet *set = owner;
   ProcwatchWatchSetLife *life = procwatch_watch_set_life_acquire (set->life);
   gboolean *alive = &life->alive;
-  g_autoptr(GPtrArray) due = g_ptr_array_new_with_free_func ((GDestroyNotify) procwatch_source_entry_unref);
+  g_autoptr(GPtrArray) due = g_ptr_array_new ();
   gboolean open = TRUE;
   guint i;
 
@@ -587,7 +637,13 @@ procwatch_dispatch_probes_due (gpointer owner)
     {
       procwatch_watch_set_release_reaped (set);
       procwatch_probe_scheduler_update_timer (set->probes);
+      if (procwatch_watch_set_has_dropped (set))
+        release_dropped (set, alive);
     }
+
+  /* Last: the pin of a reaped process is its last reference. */
+  for (i = 0; i < due->len; i++)
+    release (set, alive, g_ptr_array_index (due, i));
 
   procwatch_watch_set_life_release (life);
 }

@@ -159,6 +159,22 @@ add_watch (ProcwatchProcessMonitor *self,
   return watch;
 }
 
+/* What the set let go of inside the call, once its operations are over:
+ * the last reference to a process or cgroup the application dropped runs
+ * the application's weak-ref, qdata and toggle notifies, which may call
+ * anything, also drop the caller's reference to the monitor, so it is
+ * held meanwhile. */
+static void
+release_dropped (ProcwatchProcessMonitor *self)
+{
+  if (G_LIKELY (!procwatch_watch_set_has_dropped (&self->set)))
+    return;
+
+  g_object_ref (self);
+  procwatch_dispatch_release_dropped (&self->set);
+  g_object_unref (self);
+}
+
 static void
 drop_watch (ProcwatchProcessMonitor *self,
             ProcwatchWatch          *watch)
@@ -231,6 +247,9 @@ procwatch_process_monitor_dispose (GObject *object)
 
   if (source != NULL)
     procwatch_source_unlock_owner (source);
+
+  /* The reference being dropped keeps the monitor until this returns. */
+  procwatch_dispatch_release_dropped (&self->set);
 
   G_OBJECT_CLASS (procwatch_process_monitor_parent_class)->dispose (object);
 }
@@ -705,6 +724,7 @@ procwatch_process_monitor_unwatch (ProcwatchProcessMonitor *self,
       was_watched = TRUE;
     }
 
+  release_dropped (self);
   return was_watched;
 }
 
@@ -737,6 +757,7 @@ procwatch_process_monitor_unwatch_process (ProcwatchProcessMonitor *self,
     return FALSE;
 
   drop_watch (self, watch);
+  release_dropped (self);
   return TRUE;
 }
 
@@ -874,6 +895,9 @@ procwatch_process_monitor_close (ProcwatchProcessMonitor *self)
   /* Not in a forked copy: the parent's observers were copied with it. */
   if (n_items > 0 && !procwatch_watch_set_is_forked_copy (&self->set))
     procwatch_dispatch_list_changed (&self->set, 0, n_items, 0);
+
+  /* After "items-changed": the list was empty before anything went. */
+  release_dropped (self);
 }
 
 /**
@@ -1262,6 +1286,7 @@ procwatch_process_monitor_unwatch_cgroup (ProcwatchProcessMonitor *self,
     return FALSE;
 
   procwatch_watch_set_remove_cgroup (&self->set, watch, N_("the cgroup was unwatched"));
+  release_dropped (self);
   return TRUE;
 }
 

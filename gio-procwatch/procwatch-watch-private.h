@@ -69,6 +69,14 @@ ProcwatchWatch *procwatch_watch_new                (const ProcwatchBackend *back
 ProcwatchWatch *procwatch_watch_ref                (ProcwatchWatch         *watch);
 void            procwatch_watch_unref              (ProcwatchWatch         *watch);
 
+/* Whether the reference held is the only one: dropping it would finalize
+ * the process object if the application holds it no more. */
+static inline gboolean
+procwatch_watch_is_last_ref (ProcwatchWatch *watch)
+{
+  return g_ref_count_compare (&watch->ref_count, 1);
+}
+
 void            procwatch_watch_add_wait           (ProcwatchWatch         *watch,
                                                     GTask                  *task);
 GTask          *procwatch_watch_pop_wait           (ProcwatchWatch         *watch);

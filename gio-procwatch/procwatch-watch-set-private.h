@@ -94,6 +94,14 @@ struct _ProcwatchWatchSet
    * holding a reference until it is done. */
   GPtrArray *signals;
 
+  /* References the set gave up inside its operations that may be the last
+   * ones to watches (ProcwatchSourceEntry): the last one finalizes the
+   * process or cgroup object, which runs the application's weak-ref,
+   * qdata and toggle notifies. Released by the dispatch once the operation
+   * is over (procwatch_dispatch_release_dropped ()); touched only when
+   * such a reference goes, not at a reap in a dispatch. */
+  GPtrArray *dropped;
+
   /* Shared with dispatches under way: false once the set is shut down. */
   ProcwatchWatchSetLife *life;
 
@@ -104,7 +112,8 @@ struct _ProcwatchWatchSet
 
   gboolean closed;
 
-  /* Operations of the set under way: no callout may happen inside one. */
+  /* Operations of the set under way: no callout may happen inside one,
+   * and no object of the application may be finalized (see @dropped). */
   guint busy;
 };
 
@@ -157,6 +166,12 @@ GTask                *procwatch_watch_set_end_signal    (ProcwatchWatchSet      
 
 guint                 procwatch_watch_set_shut_down     (ProcwatchWatchSet         *set,
                                                          const char                *reason);
+
+static inline gboolean
+procwatch_watch_set_has_dropped (ProcwatchWatchSet *set)
+{
+  return set->dropped->len > 0;
+}
 
 ProcwatchSourceEntry *procwatch_source_entry_ref        (ProcwatchSourceEntry      *entry);
 void                  procwatch_source_entry_unref      (ProcwatchSourceEntry      *entry);

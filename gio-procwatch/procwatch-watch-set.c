@@ -14,7 +14,8 @@
 #include "procwatch-watch-set-private.h"
 
 /* Brackets every operation that changes the set, so that the dispatch can
- * assert that no callout happens inside one. */
+ * assert that no callout happens inside one. Nor is an object of the
+ * application finalized inside one: see give_up (). */
 #define ENTER(set) ((set)->busy++)
 #define LEAVE(set) ((set)->busy--)
 
@@ -61,6 +62,26 @@ entry_close (ProcwatchSourceEntry *entry)
     procwatch_handle_close (&((ProcwatchWatch *) entry)->handle);
 }
 
+/* Gives up a reference to a watch inside an operation. The last one would
+ * finalize the process or cgroup object, if the application dropped it,
+ * and with it run the application's weak-ref, qdata and toggle notifies
+ * (GJS and PyGObject hold their objects by toggle references), which may
+ * call anything while the tables are halfway changed: it is kept for the
+ * dispatch to release once the operation is over. A process watch tells
+ * whether it is the last (at a reap in a dispatch it never is: the
+ * dispatch pins what it works on); a cgroup watch cannot tell, and its
+ * references go rarely. */
+static void
+give_up (ProcwatchWatchSet    *set,
+         ProcwatchSourceEntry *entry)
+{
+  if (entry->kind == PROCWATCH_SOURCE_ENTRY_PROCESS &&
+      !procwatch_watch_is_last_ref ((ProcwatchWatch *) entry))
+    procwatch_watch_unref ((ProcwatchWatch *) entry);
+  else
+    g_ptr_array_add (set->dropped, entry);
+}
+
 void
 procwatch_watch_set_init (ProcwatchWatchSet *set,
                           GObject           *monitor)
@@ -74,6 +95,7 @@ procwatch_watch_set_init (ProcwatchWatchSet *set,
   set->cgroups = g_hash_table_new (g_int64_hash, g_int64_equal);
   set->lingering = g_ptr_array_new_with_free_func ((GDestroyNotify) procwatch_source_entry_unref);
   set->signals = g_ptr_array_new_with_free_func ((GDestroyNotify) procwatch_cgroup_signal_unref);
+  set->dropped = g_ptr_array_new_with_free_func ((GDestroyNotify) procwatch_source_entry_unref);
   set->life = g_new (ProcwatchWatchSetLife, 1);
   set->life->ref_count = 1;
   set->life->alive = TRUE;
@@ -91,6 +113,8 @@ procwatch_watch_set_clear (ProcwatchWatchSet *set)
   g_assert (set->n_reaped == 0);
   g_free (set->reaped);
   g_ptr_array_unref (set->signals);
+  /* Left only by a forked copy, whose dispatch stopped at the fork. */
+  g_ptr_array_unref (set->dropped);
   procwatch_watch_set_life_release (set->life);
   g_main_context_unref (set->context);
 }
@@ -191,7 +215,9 @@ release_handle (ProcwatchWatchSet    *set,
     entry_close (entry);
 }
 
-/* Its handle is ready, and so comes back at every iteration until then. */
+/* Its handle is ready, and so comes back at every iteration until then.
+ * The dispatch that asks pins @entry: the list's reference is not the
+ * last. */
 void
 procwatch_watch_set_retry_lingering (ProcwatchWatchSet    *set,
                                      ProcwatchSourceEntry *entry)
@@ -428,7 +454,7 @@ stop_watch (ProcwatchWatchSet *set,
     }
 
   release_handle (set, &watch->entry, set->backend->handles_pollable);
-  procwatch_watch_unref (watch);
+  give_up (set, &watch->entry);
 }
 
 /* Stops watching @watch and takes it out of the list; returns where it
@@ -461,9 +487,8 @@ procwatch_watch_set_release_reaped (ProcwatchWatchSet *set)
   if (set->n_reaped == 0)
     return;
 
-  /* Never the last references: the dispatch pins the watches it handles
-   * (and a watch is reaped only there), so no process object is finalized
-   * here. */
+  /* Not the last references, as a rule: the dispatch pins the watches it
+   * handles (and a watch is reaped only there). */
   ENTER (set);
   for (i = 0; i < set->n_reaped; i++)
     {
@@ -471,7 +496,7 @@ procwatch_watch_set_release_reaped (ProcwatchWatchSet *set)
 
       if (watch->handle.fd >= 0)
         release_handle (set, &watch->entry, TRUE);
-      procwatch_watch_unref (watch);
+      give_up (set, &watch->entry);
     }
 
   set->n_reaped = 0;
@@ -504,6 +529,8 @@ procwatch_watch_set_add_cgroup (ProcwatchWatchSet  *set,
                    _("Cannot watch cgroup %s: %s"), relative, g_strerror (saved_errno));
       procwatch_source_remove_handle (set->source, fd);
       procwatch_cgroup_watch_stopped (watch, N_("it could not be watched"));
+      /* Its object was never handed out: nothing of the application's
+       * goes with it. */
       procwatch_cgroup_watch_unref (watch);
       LEAVE (set);
       return NULL;
@@ -540,7 +567,7 @@ procwatch_watch_set_remove_cgroup (ProcwatchWatchSet    *set,
   procwatch_cgroup_watch_stopped (watch, reason);
   procwatch_probe_unschedule (set->probes, &watch->probe);
   release_handle (set, &watch->entry, TRUE);
-  procwatch_cgroup_watch_unref (watch);
+  give_up (set, &watch->entry);
   LEAVE (set);
 }
 
@@ -589,7 +616,9 @@ procwatch_watch_set_end_signal (ProcwatchWatchSet     *set,
  * settled from idles, so this may run inside any dispatch, also from one of
  * the monitor's handlers. Every fd is closed before this returns, the
  * source's epoll fd too. In a forked copy, nothing touches the epoll set
- * the parent shares: handles are closed, not removed. */
+ * the parent shares: handles are closed, not removed. The list is emptied
+ * first and no object is finalized here: the watches' last references
+ * wait in @dropped for the caller to have released. */
 guint
 procwatch_watch_set_shut_down (ProcwatchWatchSet *set,
                                const char        *reason)
@@ -607,6 +636,9 @@ procwatch_watch_set_shut_down (ProcwatchWatchSet *set,
   ENTER (set);
   set->closed = TRUE;
   set->life->alive = FALSE;
+  /* Before any watch goes: the list holds no references of its own. */
+  n_items = procwatch_item_list_get_length (set->items);
+  procwatch_item_list_clear (set->items);
   if (set->proc_fd >= 0)
     close (set->proc_fd);
   set->proc_fd = PROCWATCH_PROC_FD_UNKNOWN;
@@ -638,7 +670,7 @@ procwatch_watch_set_shut_down (ProcwatchWatchSet *set,
       procwatch_cgroup_watch_stopped (watch, reason);
       procwatch_probe_unschedule (set->probes, &watch->probe);
       procwatch_cgroup_watch_close (watch);
-      procwatch_cgroup_watch_unref (watch);
+      give_up (set, &watch->entry);
     }
 
   /* Thawed now, whatever the application does next. */
@@ -669,18 +701,20 @@ procwatch_watch_set_shut_down (ProcwatchWatchSet *set,
   g_clear_pointer (&set->source, g_source_unref);
 
   /* Nothing reads the epoll set any more: their registrations are moot. */
-  for (i = 0; i < set->lingering->len; i++)
-    entry_close (g_ptr_array_index (set->lingering, i));
-  g_ptr_array_set_size (set->lingering, 0);
+  while (set->lingering->len > 0)
+    {
+      ProcwatchSourceEntry *entry = g_ptr_array_steal_index_fast (set->lingering,
+                                                                  set->lingering->len - 1);
+
+      entry_close (entry);
+      give_up (set, entry);
+    }
   for (i = 0; i < set->n_reaped; i++)
     {
       procwatch_handle_close (&set->reaped[i]->handle);
-      procwatch_watch_unref (set->reaped[i]);
+      give_up (set, &set->reaped[i]->entry);
     }
   set->n_reaped = 0;
-
-  n_items = procwatch_item_list_get_length (set->items);
-  procwatch_item_list_clear (set->items);
   LEAVE (set);
 
   return n_items;

@@ -51,7 +51,30 @@ typedef enum
   CALLOUT_CGROUP_EMPTIED,
   CALLOUT_CGROUP_WAIT,
   CALLOUT_CGROUP_SIGNAL,
+  CALLOUT_LAST_REF,
 } CalloutKind;
+
+/* How the application holds an object whose last reference is the
+ * monitor's: its finalization runs the application's code. */
+typedef enum
+{
+  HOLDER_STRONG,          /* an ordinary reference: not one of these */
+  HOLDER_WEAK,            /* g_object_weak_ref () */
+  HOLDER_QDATA,           /* g_object_set_data_full ()'s destroy notify */
+  HOLDER_TOGGLE,          /* g_object_add_toggle_ref (), as GJS and PyGObject hold objects */
+} Holder;
+
+/* Where the monitor lets go of it. */
+typedef enum
+{
+  DROP_UNWATCH,           /* unwatch (pid) */
+  DROP_UNWATCH_PROCESS,   /* unwatch_process () */
+  DROP_UNWATCH_CGROUP,    /* unwatch_cgroup (): the cgroup's object */
+  DROP_CLOSE,             /* close () */
+  DROP_DISPOSE,           /* g_object_run_dispose () */
+  DROP_REAP,              /* the process's reap */
+  DROP_CGROUP_REMOVED,    /* the cgroup emptied and removed: the cgroup's object */
+} Dropper;
 
 typedef struct
 {
@@ -74,7 +97,32 @@ typedef struct
   /* Comes from inside a call the test makes, not from the monitor's
    * dispatch. */
   gboolean inside_call;
+  /* For the last reference dropped: how the test holds the object, and
+   * what makes the monitor let go of it. */
+  Holder holder;
+  Dropper dropper;
+  /* Run for a child only: the kind of process changes nothing of it. */
+  gboolean child_only;
 } Callout;
+
+/* The last reference to an object the test holds by @holder, dropped by
+ * each thing that makes the monitor let go of it. Only the reap depends on
+ * the kind of process. */
+#define LAST_REF_ROWS(name, how) \
+  { "last-ref-" name "-unwatch", CALLOUT_LAST_REF, .inside_call = TRUE, \
+    .holder = how, .dropper = DROP_UNWATCH, .child_only = TRUE }, \
+  { "last-ref-" name "-unwatch-process", CALLOUT_LAST_REF, .inside_call = TRUE, \
+    .holder = how, .dropper = DROP_UNWATCH_PROCESS, .child_only = TRUE }, \
+  { "last-ref-" name "-unwatch-cgroup", CALLOUT_LAST_REF, .inside_call = TRUE, \
+    .holder = how, .dropper = DROP_UNWATCH_CGROUP, .child_only = TRUE }, \
+  { "last-ref-" name "-close", CALLOUT_LAST_REF, .inside_call = TRUE, \
+    .holder = how, .dropper = DROP_CLOSE, .child_only = TRUE }, \
+  { "last-ref-" name "-dispose", CALLOUT_LAST_REF, .inside_call = TRUE, \
+    .holder = how, .dropper = DROP_DISPOSE, .child_only = TRUE }, \
+  { "last-ref-" name "-reap", CALLOUT_LAST_REF, .after_watch = TRUE, \
+    .holder = how, .dropper = DROP_REAP }, \
+  { "last-ref-" name "-cgroup-removed", CALLOUT_LAST_REF, \
+    .holder = how, .dropper = DROP_CGROUP_REMOVED, .child_only = TRUE }
 
 /* The rows. */
 static const Callout callouts[] = {
@@ -94,6 +142,9 @@ static const Callout callouts[] = {
   { "cgroup-emptied", CALLOUT_CGROUP_EMPTIED },
   { "cgroup-wait-empty", CALLOUT_CGROUP_WAIT },
   { "cgroup-send-signal", CALLOUT_CGROUP_SIGNAL },
+  LAST_REF_ROWS ("weak", HOLDER_WEAK),
+  LAST_REF_ROWS ("qdata", HOLDER_QDATA),
+  LAST_REF_ROWS ("toggle", HOLDER_TOGGLE),
 };
 
 typedef enum
@@ -121,6 +172,9 @@ static const struct
   { "nested-loop", CALL_NESTED_LOOP },
   { "cancel-wait", CALL_CANCEL_WAIT },
 };
+
+/* The qdata key of the last-reference rows. */
+#define LAST_REF_KEY "procwatch-test-cell"
 
 /* Cells that make no sense, and why: they are listed as skipped. */
 static const struct
@@ -159,11 +213,14 @@ typedef struct
   const char *not_applicable;
 } CellSpec;
 
+typedef struct _Cell Cell;
+
 /* A process or cgroup of a cell, and what was said about it. */
 typedef struct
 {
   const char *label;
-  GObject *object;
+  GObject *object;        /* a reference, or as @holder says */
+  Holder holder;
   TestProcess *process;   /* for processes */
   gboolean ended;         /* told to exit, or killed */
   gboolean stopped;       /* its watch was ended by a call */
@@ -171,8 +228,6 @@ typedef struct
   guint n_reaped;
   guint n_emptied;
 } Tracked;
-
-typedef struct _Cell Cell;
 
 /* A wait the cell started, and how it must end. */
 typedef struct
@@ -199,7 +254,9 @@ struct _Cell
   guint in_call;          /* depth of calls into the library */
   gboolean called;        /* the callout has run (once) */
   gboolean closed;
+  gboolean shutting;      /* close () or dispose under way, or done */
   gboolean dropped;
+  gboolean finishing;     /* the cell is being torn down */
   gboolean checked_fds_after_drop;
   gboolean cgroups;
   Tracked a;              /* the process (or cgroup x) of the callout */
@@ -278,13 +335,31 @@ reporting (Cell *cell)
   return cell->monitor != NULL && !cell->closed;
 }
 
+/* Whether calls on the monitor work: not once close () or dispose has
+ * begun, nor once it has been dropped. */
+static gboolean
+monitor_open (Cell *cell)
+{
+  return reporting (cell) && !cell->shutting && !cell->dropped;
+}
+
 static gboolean
 is_cgroup_row (const Callout *callout)
 {
   return callout->kind == CALLOUT_CGROUP_NOTIFY ||
          callout->kind == CALLOUT_CGROUP_EMPTIED ||
          callout->kind == CALLOUT_CGROUP_WAIT ||
-         callout->kind == CALLOUT_CGROUP_SIGNAL;
+         callout->kind == CALLOUT_CGROUP_SIGNAL ||
+         (callout->kind == CALLOUT_LAST_REF &&
+          (callout->dropper == DROP_UNWATCH_CGROUP || callout->dropper == DROP_CGROUP_REMOVED));
+}
+
+/* In a last-reference row, what the monitor lets go of: the process, or
+ * its cgroup. */
+static Tracked *
+dropped_target (Cell *cell)
+{
+  return is_cgroup_row (cell->spec->callout) ? &cell->x : &cell->a;
 }
 
 static Tracked *
@@ -367,6 +442,104 @@ callout_ran (Cell *cell)
 
   cell->called = TRUE;
   run_call (cell);
+}
+
+/* What a finalizer of the application sees of the list model: processes
+ * only, never the object going away, and none at all once close () or
+ * dispose has begun (the list is emptied before anything is finalized). */
+static void
+check_model (Cell     *cell,
+             gpointer  going)
+{
+  GListModel *model;
+  guint n;
+  guint i;
+
+  if (cell->monitor == NULL)
+    return;
+
+  model = G_LIST_MODEL (cell->monitor);
+  n = g_list_model_get_n_items (model);
+  if (cell->shutting && n > 0)
+    violation (cell, "the list model had %u items when close () or dispose finalized an object", n);
+
+  for (i = 0; i < n; i++)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (model, i);
+
+      if (!PROCWATCH_IS_PROCESS (item))
+        violation (cell, "item %u of %u of the list model is no process", i, n);
+      else if ((gpointer) item == going)
+        violation (cell, "the list model listed the object being finalized");
+    }
+}
+
+/* The monitor has let go of the last reference but the test's hold: the
+ * row's callout. */
+static void
+last_ref_dropped (Cell     *cell,
+                  gpointer  object)
+{
+  if (cell->finishing)
+    return;
+  if (cell->called)
+    {
+      violation (cell, "the object was finalized twice");
+      return;
+    }
+
+  check_model (cell, object);
+  callout_ran (cell);
+}
+
+static void
+on_last_ref_weak (gpointer  data,
+                  GObject  *where_the_object_was)
+{
+  Cell *cell = data;
+
+  dropped_target (cell)->object = NULL;
+  last_ref_dropped (cell, where_the_object_was);
+}
+
+static void
+on_last_ref_qdata (gpointer data)
+{
+  Cell *cell = data;
+  Tracked *tracked = dropped_target (cell);
+  gpointer object = g_steal_pointer (&tracked->object);
+
+  last_ref_dropped (cell, object);
+}
+
+/* Down to the toggle reference alone: the object lives on, the test's. */
+static void
+on_last_ref_toggle (gpointer  data,
+                    GObject  *object,
+                    gboolean  is_last_ref)
+{
+  Cell *cell = data;
+
+  if (is_last_ref && !cell->called)
+    last_ref_dropped (cell, object);
+}
+
+/* The test's reference to @tracked becomes the row's hold: the monitor's
+ * is the last one then. */
+static void
+hand_over (Cell    *cell,
+           Tracked *tracked)
+{
+  const Callout *callout = cell->spec->callout;
+
+  tracked->holder = callout->holder;
+  if (callout->holder == HOLDER_WEAK)
+    g_object_weak_ref (tracked->object, on_last_ref_weak, cell);
+  else if (callout->holder == HOLDER_QDATA)
+    g_object_set_data_full (tracked->object, LAST_REF_KEY, cell, on_last_ref_qdata);
+  else
+    g_object_add_toggle_ref (tracked->object, on_last_ref_toggle, cell);
+  g_object_unref (tracked->object);
 }
 
 /* The process at the centre of the cell, by object. */
@@ -712,6 +885,13 @@ nested_loop (Cell *cell)
                iterations, NESTED_LOOP_MS);
 
   arrived = cell->b.n_exited > 0;
+  /* A closed monitor reports nothing at all. */
+  if (!monitor_open (cell))
+    {
+      if (arrived)
+        violation (cell, "the other process's \"exited\" arrived after close () or dispose");
+      return;
+    }
   /* The monitor's source does not recurse: what it has to report waits
    * for the dispatch under way to return. Outside of one, a nested loop
    * dispatches it as any loop would. */
@@ -751,6 +931,19 @@ watch_new (Cell *cell)
   g_autoptr(GError) error = NULL;
   g_autoptr(ProcwatchProcess) process = NULL;
 
+  /* Refused once close () or dispose has begun: tried on a process there is. */
+  if (!monitor_open (cell))
+    {
+      cell->in_call++;
+      process = procwatch_process_monitor_watch_pid (cell->monitor,
+                                                     test_process_get_pid (cell->b.process),
+                                                     &error);
+      cell->in_call--;
+      g_assert_null (process);
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CLOSED);
+      return;
+    }
+
   cell->c.process = test_process_spawn (TEST_PROCESS_CHILD);
   cell->in_call++;
   process = procwatch_process_monitor_watch_pid (cell->monitor,
@@ -764,12 +957,28 @@ static void
 close_monitor (Cell *cell)
 {
   stop_everything (cell);
+  cell->shutting = TRUE;
   cell->in_call++;
   procwatch_process_monitor_close (cell->monitor);
   cell->in_call--;
   cell->closed = TRUE;
 
   check_fds (cell, cell->fds_without_monitor, "right after close() returned");
+}
+
+static void
+dispose_monitor (Cell *cell)
+{
+  ProcwatchProcessMonitor *monitor = cell->monitor;
+
+  stop_everything (cell);
+  cell->shutting = TRUE;
+  cell->in_call++;
+  g_object_run_dispose (G_OBJECT (monitor));
+  cell->in_call--;
+  cell->closed = TRUE;
+
+  check_fds (cell, cell->fds_without_monitor, "right after the dispose returned");
 }
 
 /* Whether unwatching @target from the callout must find it watched: not
@@ -782,6 +991,15 @@ unwatch_answer_known (Cell     *cell,
                       gboolean *watched)
 {
   const Callout *callout = cell->spec->callout;
+
+  /* Not once close () or dispose has begun, nor what the monitor has let
+   * go of. */
+  if (!monitor_open (cell) ||
+      (callout->kind == CALLOUT_LAST_REF && target == dropped_target (cell)))
+    {
+      *watched = FALSE;
+      return TRUE;
+    }
 
   *watched = target != &cell->a || !callout->after_watch;
   return target != &cell->a || !callout->needs_status || cell->spec->kind == KIND_CHILD;
@@ -804,7 +1022,11 @@ run_call (Cell *cell)
         Tracked *target = cell->spec->call == CALL_UNWATCH_SELF ? self : other;
 
         cell->in_call++;
-        if (cgroup_row)
+        /* Being finalized: only its pid is left to name it by. */
+        if (target->object == NULL)
+          was_watched = procwatch_process_monitor_unwatch (cell->monitor,
+                                                           test_process_get_pid (target->process));
+        else if (cgroup_row)
           was_watched = procwatch_process_monitor_unwatch_cgroup (cell->monitor,
                                                                   PROCWATCH_CGROUP (target->object));
         else
@@ -1045,12 +1267,24 @@ check_waits (Cell *cell)
 }
 
 static void
-tracked_clear (Tracked *tracked)
+tracked_clear (Cell    *cell,
+               Tracked *tracked)
 {
   if (tracked->object != NULL)
-    g_signal_handlers_disconnect_matched (tracked->object, G_SIGNAL_MATCH_FUNC, 0, 0, NULL,
-                                          on_notify, NULL);
-  g_clear_object (&tracked->object);
+    {
+      g_signal_handlers_disconnect_matched (tracked->object, G_SIGNAL_MATCH_FUNC, 0, 0, NULL,
+                                            on_notify, NULL);
+      /* A hold whose notify never came: the object is the monitor's. */
+      if (tracked->holder == HOLDER_WEAK)
+        g_object_weak_unref (tracked->object, on_last_ref_weak, cell);
+      else if (tracked->holder == HOLDER_QDATA)
+        g_object_steal_data (tracked->object, LAST_REF_KEY);
+      else if (tracked->holder == HOLDER_TOGGLE)
+        g_object_remove_toggle_ref (tracked->object, on_last_ref_toggle, cell);
+      else
+        g_object_unref (tracked->object);
+      tracked->object = NULL;
+    }
   g_clear_pointer (&tracked->process, test_process_free);
 }
 
@@ -1108,10 +1342,13 @@ start_waits (Cell *cell)
 {
   const Callout *callout = cell->spec->callout;
   gboolean cancel = cell->spec->call == CALL_CANCEL_WAIT;
+  /* A wait holds its object: none on what the monitor is to let go of,
+   * and none on a process that no row's end makes exit. */
+  gboolean last_ref = callout->kind == CALLOUT_LAST_REF;
   Wait *wait;
 
   /* Which wait is the callout, and which the handler cancels. */
-  if (callout->kind != CALLOUT_ITEMS_ADDED)
+  if (callout->kind != CALLOUT_ITEMS_ADDED && !last_ref)
     {
       wait = start_wait (cell, "a wait on the process", &cell->a, FALSE, FALSE);
       wait->callout = callout->kind == CALLOUT_PROCESS_WAIT;
@@ -1125,8 +1362,11 @@ start_waits (Cell *cell)
 
   if (cell->cgroups)
     {
-      wait = start_wait (cell, "a wait on the cgroup", &cell->x, FALSE, FALSE);
-      wait->callout = callout->kind == CALLOUT_CGROUP_WAIT;
+      if (!last_ref)
+        {
+          wait = start_wait (cell, "a wait on the cgroup", &cell->x, FALSE, FALSE);
+          wait->callout = callout->kind == CALLOUT_CGROUP_WAIT;
+        }
       start_wait (cell, "a wait on the other cgroup", &cell->y, FALSE, FALSE);
     }
 
@@ -1135,13 +1375,14 @@ start_waits (Cell *cell)
 
   if (cell->cgroups)
     {
-      start_wait (cell, "a cancellable wait on the cgroup", &cell->x, FALSE, TRUE);
+      if (!last_ref)
+        start_wait (cell, "a cancellable wait on the cgroup", &cell->x, FALSE, TRUE);
       start_wait (cell, "a cancellable wait on the other cgroup", &cell->y, FALSE, TRUE);
     }
   else
     {
       /* The process being added has no wait yet: there is only the other's. */
-      if (callout->kind != CALLOUT_ITEMS_ADDED)
+      if (callout->kind != CALLOUT_ITEMS_ADDED && !last_ref)
         start_wait (cell, "a cancellable wait on the process", &cell->a, FALSE, TRUE);
       start_wait (cell, "a cancellable wait on the other process", &cell->b, FALSE, TRUE);
     }
@@ -1237,6 +1478,73 @@ stop_dumping_core (const char *dir)
   g_assert_no_errno (rmdir (dir));
 }
 
+static gboolean
+callout_came (Cell    *cell,
+              Tracked *unused)
+{
+  return cell->called;
+}
+
+/* What makes the monitor let go of the last reference but the test's
+ * hold; the row's callout comes from it. */
+static void
+drop_last_ref (Cell *cell)
+{
+  const Callout *callout = cell->spec->callout;
+  ProcwatchProcessMonitor *monitor = cell->monitor;
+  Tracked *target = dropped_target (cell);
+  gboolean watched = TRUE;
+
+  switch (callout->dropper)
+    {
+    case DROP_UNWATCH:
+    case DROP_UNWATCH_PROCESS:
+    case DROP_UNWATCH_CGROUP:
+      stopped (cell, target);
+      cell->in_call++;
+      if (callout->dropper == DROP_UNWATCH)
+        watched = procwatch_process_monitor_unwatch (monitor,
+                                                     test_process_get_pid (cell->a.process));
+      else if (callout->dropper == DROP_UNWATCH_PROCESS)
+        watched = procwatch_process_monitor_unwatch_process (monitor,
+                                                             PROCWATCH_PROCESS (target->object));
+      else
+        watched = procwatch_process_monitor_unwatch_cgroup (monitor,
+                                                            PROCWATCH_CGROUP (target->object));
+      cell->in_call--;
+      break;
+
+    case DROP_CLOSE:
+      close_monitor (cell);
+      break;
+
+    case DROP_DISPOSE:
+      dispose_monitor (cell);
+      break;
+
+    case DROP_REAP:
+      end_a (cell);
+      break;
+
+    case DROP_CGROUP_REMOVED:
+      /* Its removal, which the monitor probes for once it is empty. */
+      end_a (cell);
+      g_clear_pointer (&cell->x_dir, test_cgroup_free);
+      break;
+
+    default:
+      g_assert_not_reached ();
+    }
+
+  if (!watched)
+    violation (cell, "%s: unwatching it returned false", target->label);
+  /* As an ordinary unref would: before the call returns. */
+  if (callout->inside_call && !cell->called)
+    violation (cell, "%s: the object was not finalized by the time the call returned",
+               target->label);
+  iterate_until (cell, callout_came, NULL, "the last reference to go");
+}
+
 static void
 run_cell (const CellSpec *spec)
 {
@@ -1307,7 +1615,14 @@ run_cell (const CellSpec *spec)
   if (callout->kind == CALLOUT_CGROUP_SIGNAL)
     send_signal_into_cgroup (cell);
 
-  end_a (cell);
+  if (callout->kind == CALLOUT_LAST_REF)
+    {
+      g_clear_object (&a);
+      hand_over (cell, dropped_target (cell));
+      drop_last_ref (cell);
+    }
+  else
+    end_a (cell);
   if (!cell->called)
     violation (cell, "the callout never came");
 
@@ -1316,7 +1631,12 @@ run_cell (const CellSpec *spec)
     assert_reported_once (cell, &cell->b);
   if (end_child (cell, &cell->c))
     assert_reported_once (cell, &cell->c);
-  if (!cell->a.stopped && reporting (cell))
+  if (!cell->a.ended)
+    {
+      if (end_child (cell, &cell->a))
+        assert_reported_once (cell, &cell->a);
+    }
+  else if (!cell->a.stopped && reporting (cell))
     assert_reported_once (cell, &cell->a);
 
   check_fresh_process (cell);
@@ -1325,9 +1645,10 @@ run_cell (const CellSpec *spec)
   check_waits (cell);
 
   /* Whatever the handler did, nothing is left behind. */
+  cell->finishing = TRUE;
   g_clear_object (&cell->monitor);
   for (i = 0; i < G_N_ELEMENTS (cell->all); i++)
-    tracked_clear (cell->all[i]);
+    tracked_clear (cell, cell->all[i]);
   g_clear_object (&a);
   g_clear_object (&b);
   g_clear_pointer (&cell->x_dir, test_cgroup_free);
@@ -1400,13 +1721,18 @@ test_cell (gconstpointer data)
 }
 
 static const char *
-find_not_applicable (CalloutKind callout,
-                     CallKind    call)
+find_not_applicable (const Callout *callout,
+                     CallKind       call)
 {
   guint i;
 
+  if (callout->kind == CALLOUT_LAST_REF && is_cgroup_row (callout) &&
+      callout->holder != HOLDER_TOGGLE && call == CALL_UNWATCH_SELF)
+    return "the cgroup's object is being finalized, and a cgroup is unwatched by its object: "
+           "nothing is left to name it by";
+
   for (i = 0; i < G_N_ELEMENTS (not_applicable); i++)
-    if (not_applicable[i].callout == callout && not_applicable[i].call == call)
+    if (not_applicable[i].callout == callout->kind && not_applicable[i].call == call)
       return not_applicable[i].why;
 
   return NULL;
@@ -1438,14 +1764,20 @@ main (int    argc,
     for (j = 0; j < G_N_ELEMENTS (calls); j++)
       for (k = 0; k < G_N_ELEMENTS (kinds); k++)
         {
-          CellSpec *spec = g_new0 (CellSpec, 1);
-          g_autofree char *path = g_strdup_printf ("/reentrancy/%s/%s/%s", callouts[i].name,
+          CellSpec *spec;
+          g_autofree char *path = NULL;
+
+          if (callouts[i].child_only && kinds[k].kind != KIND_CHILD)
+            continue;
+
+          spec = g_new0 (CellSpec, 1);
+          path = g_strdup_printf ("/reentrancy/%s/%s/%s", callouts[i].name,
                                                    calls[j].name, kinds[k].name);
 
           spec->callout = &callouts[i];
           spec->call = calls[j].kind;
           spec->kind = kinds[k].kind;
-          spec->not_applicable = find_not_applicable (callouts[i].kind, calls[j].kind);
+          spec->not_applicable = find_not_applicable (&callouts[i], calls[j].kind);
           g_ptr_array_add (specs, spec);
           g_test_add_data_func (path, spec, test_cell);
         }
