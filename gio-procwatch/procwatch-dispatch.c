@@ -227,30 +227,24 @@ list_changed (ProcwatchWatchSet *set,
   return call_out (set, alive, NULL, &callout);
 }
 
-/* Drops a reference of the dispatch's own (a pin, or one the set gave
- * up); once the monitor is gone, nothing of it is touched. */
-G_ALWAYS_INLINE static inline void
-release (ProcwatchWatchSet    *set,
-         gboolean             *alive,
-         ProcwatchSourceEntry *entry)
-{
-  Callout callout = { .kind = CALLOUT_RELEASE, .object = entry };
-
-  if (*alive)
-    call_out (set, alive, NULL, &callout);
-  else
-    procwatch_source_entry_unref (entry);
-}
-
 /* What the set gave up inside its operations, one callout each, until the
  * monitor is gone: a close () or dispose from a notify releases the rest
- * itself. */
+ * itself. (The dispatch's own pins need no such care: nothing of the set
+ * is touched after them.) */
 static void
 release_dropped (ProcwatchWatchSet *set,
                  gboolean          *alive)
 {
   while (*alive && set->dropped->len > 0)
-    release (set, alive, g_ptr_array_steal_index_fast (set->dropped, set->dropped->len - 1));
+    {
+      Callout callout = {
+        .kind = CALLOUT_RELEASE,
+        .object = g_ptr_array_steal_index_fast (set->dropped, set->dropped->len - 1),
+      };
+
+      if (call_out (set, alive, NULL, &callout) == MONITOR_GONE)
+        break;
+    }
 }
 
 /* At the end of a call the application made (unwatch, close, dispose),
@@ -560,9 +554,11 @@ procwatch_dispatch_handles_ready (gpointer                  owner,
   if (open && procwatch_watch_set_has_dropped (set))
     release_dropped (set, alive);
 
-  /* Last: the pin of a reaped process is its last reference. */
+  /* Last, and plainly: the pin of a reaped process may be its last
+   * reference, and the application's notifies may then do anything, but
+   * nothing of the set is touched after them. */
   for (i = 0; i < n_events; i++)
-    release (set, alive, batch[i]);
+    procwatch_source_entry_unref (batch[i]);
 
   procwatch_watch_set_life_release (life);
 }
@@ -611,7 +607,7 @@ procwatch_dispatch_probes_due (gpointer owner)
   ProcwatchWatchSet *set = owner;
   ProcwatchWatchSetLife *life = procwatch_watch_set_life_acquire (set->life);
   gboolean *alive = &life->alive;
-  g_autoptr(GPtrArray) due = g_ptr_array_new ();
+  g_autoptr(GPtrArray) due = g_ptr_array_new_with_free_func ((GDestroyNotify) procwatch_source_entry_unref);
   gboolean open = TRUE;
   guint i;
 
@@ -641,9 +637,6 @@ procwatch_dispatch_probes_due (gpointer owner)
         release_dropped (set, alive);
     }
 
-  /* Last: the pin of a reaped process is its last reference. */
-  for (i = 0; i < due->len; i++)
-    release (set, alive, g_ptr_array_index (due, i));
-
   procwatch_watch_set_life_release (life);
+  /* Then @due goes, as the pins of procwatch_dispatch_handles_ready (). */
 }

@@ -13,8 +13,21 @@
 
 G_BEGIN_DECLS
 
+/* The cache: 0 until asked, and again in a child made by fork (). */
+extern pid_t procwatch_self_pid_cache;
+
+pid_t procwatch_self_pid_ask (void);
+
 /* The calling process's pid. Cached; a child made by fork () (anything that
- * runs pthread_atfork () handlers) asks the kernel again on first use. */
-pid_t procwatch_self_pid (void);
+ * runs pthread_atfork () handlers) asks the kernel again on first use.
+ * Inline: the dispatch asks after every callout, to stop in a child that a
+ * handler forked. */
+static inline pid_t
+procwatch_self_pid (void)
+{
+  pid_t pid = g_atomic_int_get (&procwatch_self_pid_cache);
+
+  return G_LIKELY (pid != 0) ? pid : procwatch_self_pid_ask ();
+}
 
 G_END_DECLS

@@ -12,13 +12,13 @@
 /* glibc stopped caching getpid () in 2.25, so the fork check that every
  * dispatch makes would be a syscall on the path to "exited". 0: not known
  * yet, or forgotten in a fork's child. */
-static pid_t self_pid;
+pid_t procwatch_self_pid_cache;
 
 static void
 forget_self_pid (void)
 {
   /* The child of a fork is single-threaded here: a plain store is enough. */
-  self_pid = 0;
+  procwatch_self_pid_cache = 0;
 }
 
 static void
@@ -34,17 +34,14 @@ register_fork_handler (void)
 }
 
 pid_t
-procwatch_self_pid (void)
+procwatch_self_pid_ask (void)
 {
-  pid_t pid = g_atomic_int_get (&self_pid);
-
-  if (G_LIKELY (pid != 0))
-    return pid;
+  pid_t pid;
 
   /* Registered before the pid is read: a fork between the two then finds
    * the pid forgotten in its child, not the parent's one kept. */
   register_fork_handler ();
   pid = getpid ();
-  g_atomic_int_set (&self_pid, pid);
+  g_atomic_int_set (&procwatch_self_pid_cache, pid);
   return pid;
 }

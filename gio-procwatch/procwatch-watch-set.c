@@ -487,8 +487,9 @@ procwatch_watch_set_release_reaped (ProcwatchWatchSet *set)
   if (set->n_reaped == 0)
     return;
 
-  /* Not the last references, as a rule: the dispatch pins the watches it
-   * handles (and a watch is reaped only there). */
+  /* Never the last references: the dispatch pins the watches it handles
+   * (and a watch is reaped only there), and calls this before it lets go
+   * of its pins, so no process object is finalized here. */
   ENTER (set);
   for (i = 0; i < set->n_reaped; i++)
     {
@@ -496,7 +497,7 @@ procwatch_watch_set_release_reaped (ProcwatchWatchSet *set)
 
       if (watch->handle.fd >= 0)
         release_handle (set, &watch->entry, TRUE);
-      give_up (set, &watch->entry);
+      procwatch_watch_unref (watch);
     }
 
   set->n_reaped = 0;
