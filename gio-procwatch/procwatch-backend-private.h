@@ -12,8 +12,7 @@
 #include <glib.h>
 #include <sys/wait.h>
 
-#include "procwatch-process.h"
-#include "procwatch-process-monitor.h"
+#include "procwatch-types.h"
 
 G_BEGIN_DECLS
 

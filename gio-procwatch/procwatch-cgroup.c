@@ -11,7 +11,8 @@
 #include "procwatch-cgroup-private.h"
 #include "procwatch-cgroup-signal-private.h"
 #include "procwatch-i18n-private.h"
-#include "procwatch-watch-set-private.h"
+#include "procwatch-cgroup-watch-private.h"
+#include "procwatch-waits-private.h"
 
 /**
  * ProcwatchCgroup:
@@ -170,62 +171,23 @@ procwatch_cgroup_init (ProcwatchCgroup *self)
 {
 }
 
-static void
-cgroup_watch_clear (ProcwatchCgroupWatch *watch)
+/* @path: relative to the cgroup2 mount, as the monitor read it. */
+ProcwatchCgroup *
+procwatch_cgroup_new (const char *path)
 {
-  procwatch_cgroup_watch_close (watch);
-  g_clear_object (&watch->cgroup);
-}
+  ProcwatchCgroup *self = g_object_new (PROCWATCH_TYPE_CGROUP, NULL);
 
-/* Takes @fd, the cgroup's cgroup.events. */
-ProcwatchCgroupWatch *
-procwatch_cgroup_watch_new (gpointer    owner,
-                            const char *path,
-                            guint64     id,
-                            int         fd)
-{
-  ProcwatchCgroupWatch *watch = g_rc_box_new0 (ProcwatchCgroupWatch);
-  ProcwatchCgroup *cgroup = g_object_new (PROCWATCH_TYPE_CGROUP, NULL);
+  self->path = g_strdup (path);
+  self->app_id = procwatch_app_id_from_path (path);
 
-  cgroup->path = g_strdup (path);
-  cgroup->app_id = procwatch_app_id_from_path (path);
-  cgroup->watch = watch;
-
-  watch->entry.kind = PROCWATCH_SOURCE_ENTRY_CGROUP;
-  watch->fd = fd;
-  watch->id = id;
-  watch->cgroup = cgroup;
-  watch->owner = owner;
-  watch->probe.data = watch;
-  /* Only a removal is looked for, which ends the watch of a cgroup seen
-   * empty already: no signal waits for it, so a thousand empty cgroups
-   * may cost two hundred reads a second rather than thousands. */
-  watch->probe.max_interval_ms = 5000;
-  /* A removal follows no pattern of age: no young phase. */
-  watch->probe.backoff_only = TRUE;
-  watch->watched = TRUE;
-
-  return watch;
-}
-
-ProcwatchCgroupWatch *
-procwatch_cgroup_watch_ref (ProcwatchCgroupWatch *watch)
-{
-  return g_rc_box_acquire (watch);
+  return self;
 }
 
 void
-procwatch_cgroup_watch_unref (ProcwatchCgroupWatch *watch)
+procwatch_cgroup_set_watch (ProcwatchCgroup      *self,
+                            ProcwatchCgroupWatch *watch)
 {
-  g_rc_box_release_full (watch, (GDestroyNotify) cgroup_watch_clear);
-}
-
-void
-procwatch_cgroup_watch_close (ProcwatchCgroupWatch *watch)
-{
-  if (watch->fd >= 0)
-    close (watch->fd);
-  watch->fd = -1;
+  self->watch = watch;
 }
 
 /* Watching stopped inside a call of the application (or the cgroup was
@@ -233,19 +195,17 @@ procwatch_cgroup_watch_close (ProcwatchCgroupWatch *watch)
  * waits are settled from an idle, successfully if the cgroup was seen
  * empty. */
 void
-procwatch_cgroup_watch_stopped (ProcwatchCgroupWatch *watch,
-                                const char           *reason)
+procwatch_cgroup_stopped (ProcwatchCgroup *self,
+                          const char      *reason)
 {
-  ProcwatchCgroup *cgroup = watch->cgroup;
   g_autofree char *message = NULL;
 
-  watch->watched = FALSE;
-  cgroup->watch = NULL;
+  self->watch = NULL;
 
-  if (cgroup->populated)
+  if (self->populated)
     message = g_strdup_printf (/* Translators: %s is a cgroup path, then why, such as "the monitor was closed". */
-                               _("Stopped waiting for cgroup %s: %s"), cgroup->path, _(reason));
-  procwatch_waits_settle_later (&cgroup->waits, cgroup->populated ? NULL : G_OBJECT (cgroup),
+                               _("Stopped waiting for cgroup %s: %s"), self->path, _(reason));
+  procwatch_waits_settle_later (&self->waits, self->populated ? NULL : G_OBJECT (self),
                                 message);
 }
 
@@ -552,7 +512,7 @@ procwatch_cgroup_send_signal_async (ProcwatchCgroup     *self,
 {
   g_autoptr(GTask) task = NULL;
   g_autoptr(GError) error = NULL;
-  ProcwatchWatchSet *set;
+  ProcwatchWatchOwner *owner;
 
   g_return_if_fail (PROCWATCH_IS_CGROUP (self));
   g_return_if_fail (signum > 0 && signum < NSIG);
@@ -575,9 +535,9 @@ procwatch_cgroup_send_signal_async (ProcwatchCgroup     *self,
       return;
     }
 
-  set = (ProcwatchWatchSet *) self->watch->owner;
-  procwatch_watch_set_add_signal (set, procwatch_cgroup_signal_new (task, signum, self->path,
-                                                                    self->watch->id));
+  owner = self->watch->owner;
+  owner->add_signal (owner, procwatch_cgroup_signal_new (task, signum, self->path,
+                                                         self->watch->id));
 }
 
 /**

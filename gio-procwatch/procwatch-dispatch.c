@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "procwatch-cgroup-files-private.h"
+#include "procwatch-cgroup-private.h"
 #include "procwatch-dispatch-private.h"
 #include "procwatch-i18n-private.h"
 #include "procwatch-process-private.h"

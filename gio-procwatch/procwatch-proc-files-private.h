@@ -9,7 +9,7 @@
 
 #include <glib.h>
 
-#include "procwatch-process.h"
+#include "procwatch-types.h"
 
 G_BEGIN_DECLS
 

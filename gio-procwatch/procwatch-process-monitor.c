@@ -10,6 +10,7 @@
 #include <glib/gstdio.h>
 
 #include "procwatch-cgroup-files-private.h"
+#include "procwatch-cgroup-private.h"
 #include "procwatch-dbus-sender-private.h"
 #include "procwatch-dispatch-private.h"
 #include "procwatch-enums.h"

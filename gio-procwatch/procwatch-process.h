@@ -10,26 +10,10 @@
 
 #include <gio/gio.h>
 
+#include "procwatch-types.h"
 #include "procwatch-version.h"
 
 G_BEGIN_DECLS
-
-/**
- * ProcwatchProcessState:
- * @PROCWATCH_PROCESS_STATE_RUNNING: the process has not terminated yet
- * @PROCWATCH_PROCESS_STATE_EXITED: the process has terminated and is a zombie
- *   waiting for its parent to collect it
- * @PROCWATCH_PROCESS_STATE_REAPED: the parent has collected the process; its
- *   pid is free and may already belong to another process
- *
- * The life stages of a watched process, in the order they happen.
- */
-typedef enum /*< since=1_0 >*/
-{
-  PROCWATCH_PROCESS_STATE_RUNNING,
-  PROCWATCH_PROCESS_STATE_EXITED,
-  PROCWATCH_PROCESS_STATE_REAPED,
-} ProcwatchProcessState;
 
 #define PROCWATCH_TYPE_PROCESS (procwatch_process_get_type ())
 

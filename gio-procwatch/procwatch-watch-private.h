@@ -22,14 +22,24 @@ G_BEGIN_DECLS
 
 typedef struct _ProcwatchWatch ProcwatchWatch;
 
+struct _ProcwatchCgroupSignal;
+
+typedef struct _ProcwatchWatchOwner ProcwatchWatchOwner;
+
 /* The first member of the set that holds a watch (procwatch-watch-set.c):
- * what a watch, and the object it hands out, may ask of it. */
-typedef struct
+ * what a watch, and the object it hands out, may ask of it. The objects
+ * reach the set through here only: the set is above them. */
+struct _ProcwatchWatchOwner
 {
   /* The process that made the set: in any other (a child forked without
    * exec), its copy shares the epoll set and must leave it be. */
   pid_t creator_pid;
-} ProcwatchWatchOwner;
+
+  /* Takes @op, a signal to a tree the set watches the cgroup of, for the
+   * set's dispatch to carry out (procwatch_watch_set_add_signal ()). */
+  void (*add_signal) (ProcwatchWatchOwner           *owner,
+                      struct _ProcwatchCgroupSignal *op);
+};
 
 struct _ProcwatchWatch
 {

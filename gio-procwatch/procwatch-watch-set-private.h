@@ -13,7 +13,7 @@
 #include <gio/gio.h>
 
 #include "procwatch-backend-private.h"
-#include "procwatch-cgroup-private.h"
+#include "procwatch-cgroup-watch-private.h"
 #include "procwatch-cgroup-signal-private.h"
 #include "procwatch-item-list-private.h"
 #include "procwatch-probe-scheduler-private.h"

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "procwatch-cgroup-files-private.h"
+#include "procwatch-cgroup-private.h"
 #include "procwatch-i18n-private.h"
 #include "procwatch-process-private.h"
 #include "procwatch-self-private.h"
@@ -82,11 +83,29 @@ give_up (ProcwatchWatchSet    *set,
     g_ptr_array_add (set->dropped, entry);
 }
 
+static void
+add_signal_for_cgroup (ProcwatchWatchOwner   *owner,
+                       ProcwatchCgroupSignal *op)
+{
+  /* The owner is the set's first member. */
+  procwatch_watch_set_add_signal ((ProcwatchWatchSet *) owner, op);
+}
+
+/* Watching @watch stopped: the object stops being a way to reach it. */
+static void
+cgroup_watch_stopped (ProcwatchCgroupWatch *watch,
+                      const char           *reason)
+{
+  watch->watched = FALSE;
+  procwatch_cgroup_stopped (watch->cgroup, reason);
+}
+
 void
 procwatch_watch_set_init (ProcwatchWatchSet *set,
                           GObject           *monitor)
 {
   set->owner.creator_pid = procwatch_self_pid ();
+  set->owner.add_signal = add_signal_for_cgroup;
   set->backend = procwatch_backend_get_default ();
   set->monitor = monitor;
   set->context = g_main_context_ref_thread_default ();
@@ -517,7 +536,8 @@ procwatch_watch_set_add_cgroup (ProcwatchWatchSet  *set,
   int populated;
 
   ENTER (set);
-  watch = procwatch_cgroup_watch_new (&set->owner, relative, id, fd);
+  watch = procwatch_cgroup_watch_new (&set->owner, procwatch_cgroup_new (relative), id, fd);
+  procwatch_cgroup_set_watch (watch->cgroup, watch);
 
   if (!procwatch_source_add_handle (set->source, fd, EPOLLPRI | EPOLLERR, watch) ||
       (populated = procwatch_cgroup_read_populated (fd)) < 0)
@@ -529,7 +549,7 @@ procwatch_watch_set_add_cgroup (ProcwatchWatchSet  *set,
                    /* Translators: the first %s is a cgroup path, the second the system's error message. */
                    _("Cannot watch cgroup %s: %s"), relative, g_strerror (saved_errno));
       procwatch_source_remove_handle (set->source, fd);
-      procwatch_cgroup_watch_stopped (watch, N_("it could not be watched"));
+      cgroup_watch_stopped (watch, N_("it could not be watched"));
       /* Its object was never handed out: nothing of the application's
        * goes with it. */
       procwatch_cgroup_watch_unref (watch);
@@ -565,7 +585,7 @@ procwatch_watch_set_remove_cgroup (ProcwatchWatchSet    *set,
 
   ENTER (set);
   g_hash_table_remove (set->cgroups, &watch->id);
-  procwatch_cgroup_watch_stopped (watch, reason);
+  cgroup_watch_stopped (watch, reason);
   procwatch_probe_unschedule (set->probes, &watch->probe);
   release_handle (set, &watch->entry, TRUE);
   give_up (set, &watch->entry);
@@ -668,7 +688,7 @@ procwatch_watch_set_shut_down (ProcwatchWatchSet *set,
     {
       ProcwatchCgroupWatch *watch = value;
 
-      procwatch_cgroup_watch_stopped (watch, reason);
+      cgroup_watch_stopped (watch, reason);
       procwatch_probe_unschedule (set->probes, &watch->probe);
       procwatch_cgroup_watch_close (watch);
       give_up (set, &watch->entry);

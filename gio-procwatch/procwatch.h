@@ -8,6 +8,7 @@
 
 #define PROCWATCH_INSIDE
 # include "procwatch-version.h"
+# include "procwatch-types.h"
 # include "procwatch-enums.h"
 # include "procwatch-cgroup.h"
 # include "procwatch-process.h"

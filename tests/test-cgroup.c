@@ -25,6 +25,7 @@
 
 #include "procwatch-cgroup-files-private.h"
 #include "procwatch-cgroup-private.h"
+#include "procwatch-cgroup-watch-private.h"
 #include "procwatch-test-cgroup.h"
 #include "procwatch-test-seam-private.h"
 #include "procwatch-test-util.h"
