@@ -28,7 +28,7 @@
 #include "procwatch-backend-private.h"
 #include "procwatch-i18n-private.h"
 #include "procwatch-proc-files-private.h"
-#include "procwatch-proc-handle-private.h"
+#include "procwatch-proc-entry-private.h"
 
 static gboolean
 poll_is_supported (GError **error)
@@ -88,7 +88,7 @@ poll_open_pid (const ProcwatchBackend  *backend,
                ProcwatchHandle         *handle,
                GError                 **error)
 {
-  return procwatch_proc_handle_open_pid (backend, pid, handle, error) &&
+  return procwatch_proc_entry_open_pid (backend, pid, handle, error) &&
          open_stat_file (handle, error);
 }
 
@@ -98,7 +98,7 @@ poll_open_pidfd (const ProcwatchBackend  *backend,
                  ProcwatchHandle         *handle,
                  GError                 **error)
 {
-  return procwatch_proc_handle_open_pidfd (backend, pidfd, handle, error) &&
+  return procwatch_proc_entry_open_pidfd (backend, pidfd, handle, error) &&
          open_stat_file (handle, error);
 }
 
@@ -153,6 +153,6 @@ const ProcwatchBackend procwatch_backend_poll = {
   .events_for = poll_events_for,
   .needs_probe = poll_needs_probe,
   .read_state = poll_read_state,
-  .read_status = procwatch_proc_handle_read_status,
+  .read_status = procwatch_proc_entry_read_status,
   .probe_features = poll_probe_features,
 };

@@ -12,40 +12,10 @@
 #include <glib.h>
 #include <sys/wait.h>
 
+#include "procwatch-handle-private.h"
 #include "procwatch-types.h"
 
 G_BEGIN_DECLS
-
-typedef struct
-{
-  int fd;           /* pidfd or /proc/<pid> directory fd; -1 once closed */
-  GPid pid;         /* 0 when not known (pidfd of a reaped process) */
-  guint64 inode;    /* pidfs inode (Linux 6.9+): unique for the boot; 0 if unknown */
-  /* A pidfd kept beside a /proc handle, for the status the kernel keeps
-   * after the reap (PIDFD_INFO_EXIT); -1 if none. The pidfd backend's fd
-   * is its pidfd. */
-  int pidfd;
-  /* Whether the process was a child of ours when it was watched. */
-  guint child : 1;
-  /* The wait status of the exited child, as the backend's read_state()
-   * peeked at it on the way (exit_status_seen), for read_status() to
-   * report: by the time read_status() runs, another thread may have begun
-   * to reap the child, and nothing tells its status until the reap ends.
-   * Or (exit_status_at_reap) that read_state() found the exited process
-   * not to be our child: nobody tells us its status before the reap.
-   * Written by read_state() through its const handle: the one part of a
-   * handle that changes after it is opened, and only from unknown to what
-   * stays true for good. */
-  guint exit_status_seen : 1;
-  guint exit_status_at_reap : 1;
-  /* @inode was learnt beside a /proc handle (a pidfd opened and closed):
-   * it tells the process apart from others, but the backend does not
-   * promise it to the application (see procwatch_process_get_inode ()). */
-  guint inode_identity_only : 1;
-  int exit_status;
-} ProcwatchHandle;
-
-#define PROCWATCH_HANDLE_INIT { -1, 0, 0, -1, FALSE, FALSE, FALSE, FALSE, 0 }
 
 /* What a watch keeps of its process as it was when watching started
  * (procwatch_handle_read_identity ()). */
@@ -64,8 +34,6 @@ typedef struct
  * not opened yet, or /proc is not one of our pid namespace. */
 #define PROCWATCH_PROC_FD_UNKNOWN (-1)
 #define PROCWATCH_PROC_FD_NOT_OWN (-2)
-
-typedef struct _ProcwatchBackend ProcwatchBackend;
 
 /* read_state()'s @revents for a probe of a process seen exited already:
  * a bit epoll never reports (EPOLLET). */
@@ -132,32 +100,16 @@ const ProcwatchBackend *procwatch_backend_get_default  (void);
 const ProcwatchBackend *procwatch_backend_choose       (const char             *forced);
 ProcwatchFeatures       procwatch_backend_probe_features (const ProcwatchBackend *backend);
 
-/* What every backend does with its handles (procwatch-backend.c). */
+/* What every backend does alike with what its handles pin
+ * (procwatch-backend.c). */
 gboolean                procwatch_backend_same_process (const ProcwatchBackend *backend,
                                                         const ProcwatchHandle  *older,
                                                         const ProcwatchHandle  *newer);
-void                    procwatch_handle_set           (ProcwatchHandle        *handle,
-                                                        int                     fd,
-                                                        GPid                    pid,
-                                                        guint64                 inode);
-void                    procwatch_handle_close         (ProcwatchHandle        *handle);
-guint64                 procwatch_handle_get_public_inode (const ProcwatchHandle *handle);
-int                     procwatch_handle_get_pidfd     (const ProcwatchBackend *backend,
-                                                        const ProcwatchHandle  *handle);
-gboolean                procwatch_handle_same_pidfd    (const ProcwatchBackend *backend,
-                                                        const ProcwatchHandle  *a,
-                                                        const ProcwatchHandle  *b);
 void                    procwatch_handle_read_identity (const ProcwatchBackend *backend,
                                                         ProcwatchHandle        *handle,
                                                         int                    *proc_fd,
                                                         ProcwatchIdentity      *identity);
 void                    procwatch_identity_clear       (ProcwatchIdentity      *identity);
-guint32                 procwatch_fd_poll              (int                     fd);
-guint32                 procwatch_handle_poll          (const ProcwatchHandle  *handle);
-void                    procwatch_set_error_from_errno (GError                **error,
-                                                        int                     saved_errno,
-                                                        GPid                    pid,
-                                                        const char             *what);
 
 /* pidfd helpers (procwatch-backend-pidfd.c) that the backends holding /proc
  * handles need too, to accept a pidfd and to read a child's status;

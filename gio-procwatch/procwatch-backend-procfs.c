@@ -24,7 +24,7 @@
 #include "procwatch-backend-private.h"
 #include "procwatch-i18n-private.h"
 #include "procwatch-proc-files-private.h"
-#include "procwatch-proc-handle-private.h"
+#include "procwatch-proc-entry-private.h"
 
 gboolean
 procwatch_procfs_supported_by (short proc_self_revents)
@@ -155,11 +155,11 @@ const ProcwatchBackend procwatch_backend_procfs = {
   .handles_pollable = TRUE,
   .probe_min_interval = 10 * G_TIME_SPAN_MILLISECOND,
   .probe_max_interval = 1000 * G_TIME_SPAN_MILLISECOND,
-  .open_pid = procwatch_proc_handle_open_pid,
-  .open_pidfd = procwatch_proc_handle_open_pidfd,
+  .open_pid = procwatch_proc_entry_open_pid,
+  .open_pidfd = procwatch_proc_entry_open_pidfd,
   .events_for = procfs_events_for,
   .needs_probe = procfs_needs_probe,
   .read_state = procfs_read_state,
-  .read_status = procwatch_proc_handle_read_status,
+  .read_status = procwatch_proc_entry_read_status,
   .probe_features = procfs_probe_features,
 };

@@ -14,7 +14,7 @@
 #include "procwatch-dbus-sender-private.h"
 #include "procwatch-dispatch-private.h"
 #include "procwatch-enums.h"
-#include "procwatch-file-handle-private.h"
+#include "procwatch-process-token-private.h"
 #include "procwatch-i18n-private.h"
 #include "procwatch-process-monitor.h"
 #include "procwatch-process-private.h"
@@ -676,7 +676,7 @@ procwatch_process_monitor_watch_file_handle (ProcwatchProcessMonitor  *self,
   if (!prepare_watch (self, error))
     return NULL;
 
-  pidfd = procwatch_file_handle_open (handle, error);
+  pidfd = procwatch_process_token_open (handle, error);
   if (pidfd < 0)
     return NULL;
 

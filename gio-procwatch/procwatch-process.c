@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "procwatch-enums.h"
-#include "procwatch-file-handle-private.h"
+#include "procwatch-process-token-private.h"
 #include "procwatch-i18n-private.h"
 #include "procwatch-process-private.h"
 #include "procwatch-shared-string-private.h"
@@ -777,7 +777,7 @@ procwatch_process_dup_file_handle (ProcwatchProcess  *self,
   if (pidfd < 0)
     return NULL;
 
-  token = procwatch_file_handle_encode (pidfd, self->pid, error);
+  token = procwatch_process_token_encode (pidfd, self->pid, error);
   close (pidfd);
 
   return token;

@@ -21,7 +21,7 @@
 
 #include <gio-procwatch/procwatch.h>
 
-/* A message of procwatch-proc-handle.c, which the poll backend gives. */
+/* A message of procwatch-proc-entry.c, which the poll backend gives. */
 #define NO_SUCH_PROCESS "Cannot watch process %d: no such process"
 
 /* The pid of a child that has exited and been reaped. */

@@ -1165,7 +1165,7 @@ def test_file_handle_of_a_record_names_the_process(procs, tools):
 def token_of(pid):
     """The process token of the running process @pid, made here as the
     library makes it (the format at the top of
-    gio-procwatch/procwatch-file-handle.c), whatever backend the tool is
+    gio-procwatch/procwatch-process-token.c), whatever backend the tool is
     run with; None where the kernel gives no pidfs file handles."""
 
     class FileHandle(ctypes.Structure):

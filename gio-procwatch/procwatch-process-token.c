@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "procwatch-backend-private.h"
-#include "procwatch-file-handle-private.h"
+#include "procwatch-process-token-private.h"
 #include "procwatch-i18n-private.h"
 #include "procwatch-linux-private.h"
 #include "procwatch-proc-files-private.h"
@@ -143,7 +143,7 @@ get_le32 (const guint8 *where)
 }
 
 GBytes *
-procwatch_file_handle_encode (int       pidfd,
+procwatch_process_token_encode (int       pidfd,
                               GPid      pid,
                               GError  **error)
 {
@@ -227,7 +227,7 @@ decode (GBytes        *token,
 }
 
 int
-procwatch_file_handle_open (GBytes  *token,
+procwatch_process_token_open (GBytes  *token,
                             GError **error)
 {
   HandleBuffer name;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * SPDX-FileCopyrightText: 2026 The gio-procwatch authors
  *
- * The process object as the handle (API 1.2, issue 13), on real processes:
+ * The process object (API 1.2, issue 13), on real processes:
  * inode, name and status properties, dup_pidfd, send_signal, wait_async,
  * and the monitor's unwatch_process, lookup, watch_pid_inode and list
  * model. Each scenario runs in every backend variant (tests/meson.build),
@@ -2020,8 +2020,8 @@ static void
 add_for_each_kind (const char  *name,
                    FixtureFunc  func)
 {
-  g_autofree char *child = g_strdup_printf ("/handle/child/%s", name);
-  g_autofree char *grandchild = g_strdup_printf ("/handle/non-child/%s", name);
+  g_autofree char *child = g_strdup_printf ("/process/child/%s", name);
+  g_autofree char *grandchild = g_strdup_printf ("/process/non-child/%s", name);
 
   g_test_add (child, Fixture, GINT_TO_POINTER (TEST_PROCESS_CHILD),
               fixture_set_up_target, func, test_fixture_tear_down);
@@ -2037,7 +2037,7 @@ main (int   argc,
 
   add_for_each_kind ("inode", test_inode);
   add_for_each_kind ("name", test_name);
-  g_test_add_func ("/handle/name-lengths", test_name_lengths);
+  g_test_add_func ("/process/name-lengths", test_name_lengths);
   add_for_each_kind ("status-exit", test_status_exit);
   add_for_each_kind ("status-signal", test_status_signal);
   add_for_each_kind ("dup-pidfd", test_dup_pidfd);
@@ -2052,24 +2052,24 @@ main (int   argc,
   add_for_each_kind ("after-reap", test_after_reap);
   add_for_each_kind ("lookup", test_lookup);
   add_for_each_kind ("watch-pid-inode", test_watch_pid_inode);
-  g_test_add_func ("/handle/send-signal/permission-denied", test_send_signal_permission_denied);
-  g_test_add_func ("/handle/send-signal/thread", test_send_signal_thread);
-  g_test_add_func ("/handle/pid-0/reaped", test_pid_zero_reaped);
-  g_test_add_func ("/handle/pid-0/running", test_pid_zero_running);
-  g_test_add_data_func ("/handle/pid-0/child/watched-before-reap",
+  g_test_add_func ("/process/send-signal/permission-denied", test_send_signal_permission_denied);
+  g_test_add_func ("/process/send-signal/thread", test_send_signal_thread);
+  g_test_add_func ("/process/pid-0/reaped", test_pid_zero_reaped);
+  g_test_add_func ("/process/pid-0/running", test_pid_zero_running);
+  g_test_add_data_func ("/process/pid-0/child/watched-before-reap",
                         GINT_TO_POINTER (TEST_PROCESS_CHILD), test_pid_zero_watched_before);
-  g_test_add_data_func ("/handle/pid-0/non-child/watched-before-reap",
+  g_test_add_data_func ("/process/pid-0/non-child/watched-before-reap",
                         GINT_TO_POINTER (TEST_PROCESS_GRANDCHILD), test_pid_zero_watched_before);
-  g_test_add_data_func ("/handle/pid-reuse/before-dispatch", reuse_before_dispatch,
+  g_test_add_data_func ("/process/pid-reuse/before-dispatch", reuse_before_dispatch,
                         test_in_pid_namespace);
-  g_test_add_data_func ("/handle/pid-reuse/after-unwatch", reuse_after_unwatch,
+  g_test_add_data_func ("/process/pid-reuse/after-unwatch", reuse_after_unwatch,
                         test_in_pid_namespace);
-  g_test_add_func ("/handle/model/basics", test_model_basics);
-  g_test_add_func ("/handle/model/random", test_model_random);
-  g_test_add_func ("/handle/model/reentrant", test_model_reentrant);
-  g_test_add_func ("/handle/model/close-at-addition", test_model_close_at_addition);
-  g_test_add_func ("/handle/model/forked-copy", test_model_forked_copy);
-  g_test_add_func ("/handle/model/forked-child-monitor", test_model_forked_child_monitor);
+  g_test_add_func ("/process/model/basics", test_model_basics);
+  g_test_add_func ("/process/model/random", test_model_random);
+  g_test_add_func ("/process/model/reentrant", test_model_reentrant);
+  g_test_add_func ("/process/model/close-at-addition", test_model_close_at_addition);
+  g_test_add_func ("/process/model/forked-copy", test_model_forked_copy);
+  g_test_add_func ("/process/model/forked-child-monitor", test_model_forked_child_monitor);
 
   return g_test_run ();
 }

@@ -13,7 +13,7 @@
 
 #include "procwatch-i18n-private.h"
 #include "procwatch-proc-files-private.h"
-#include "procwatch-proc-handle-private.h"
+#include "procwatch-proc-entry-private.h"
 
 static gboolean
 process_exists (GPid pid)
@@ -92,7 +92,7 @@ open_task_dir (GPid     pid,
 }
 
 gboolean
-procwatch_proc_handle_open_pid (const ProcwatchBackend  *backend,
+procwatch_proc_entry_open_pid (const ProcwatchBackend  *backend,
                                 GPid                     pid,
                                 ProcwatchHandle         *handle,
                                 GError                 **error)
@@ -122,7 +122,7 @@ procwatch_proc_handle_open_pid (const ProcwatchBackend  *backend,
  * kept too: it names the process (its pidfs inode), also once reaped, and
  * holds the status the kernel keeps after the reap. */
 gboolean
-procwatch_proc_handle_open_pidfd (const ProcwatchBackend  *backend,
+procwatch_proc_entry_open_pidfd (const ProcwatchBackend  *backend,
                                   int                      pidfd,
                                   ProcwatchHandle         *handle,
                                   GError                 **error)
@@ -165,7 +165,7 @@ procwatch_proc_handle_open_pidfd (const ProcwatchBackend  *backend,
 }
 
 gboolean
-procwatch_proc_handle_read_status (const ProcwatchBackend *backend,
+procwatch_proc_entry_read_status (const ProcwatchBackend *backend,
                                    const ProcwatchHandle  *handle,
                                    ProcwatchProcessState   state,
                                    int                    *wait_status)

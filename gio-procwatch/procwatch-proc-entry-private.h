@@ -14,15 +14,15 @@
 
 G_BEGIN_DECLS
 
-gboolean procwatch_proc_handle_open_pid    (const ProcwatchBackend  *backend,
+gboolean procwatch_proc_entry_open_pid    (const ProcwatchBackend  *backend,
                                             GPid                     pid,
                                             ProcwatchHandle         *handle,
                                             GError                 **error);
-gboolean procwatch_proc_handle_open_pidfd  (const ProcwatchBackend  *backend,
+gboolean procwatch_proc_entry_open_pidfd  (const ProcwatchBackend  *backend,
                                             int                      pidfd,
                                             ProcwatchHandle         *handle,
                                             GError                 **error);
-gboolean procwatch_proc_handle_read_status (const ProcwatchBackend  *backend,
+gboolean procwatch_proc_entry_read_status (const ProcwatchBackend  *backend,
                                             const ProcwatchHandle   *handle,
                                             ProcwatchProcessState    state,
                                             int                     *wait_status);
