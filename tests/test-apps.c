@@ -895,11 +895,17 @@ check_storm_nested (int signum)
  * keeps it blocked. The nested TERM storm needs processes a signal ends at
  * once. */
 static gboolean
-skip_under_valgrind (void)
+under_valgrind (void)
 {
   const char *preload = g_getenv ("LD_PRELOAD");
 
-  if (preload == NULL || strstr (preload, "vgpreload") == NULL)
+  return preload != NULL && strstr (preload, "vgpreload") != NULL;
+}
+
+static gboolean
+skip_under_valgrind (void)
+{
+  if (!under_valgrind ())
     return FALSE;
 
   g_test_skip ("under valgrind a process takes a signal only at valgrind's points, after "
@@ -974,14 +980,25 @@ test_pre_frozen (void)
   freeze = get (absolute, "cgroup.freeze");
   g_assert_cmpstr (freeze, ==, "1");
   g_assert_true (signal_pending (noting, SIGTERM));
-  status = reap (plain);
-  g_assert_true (WIFSIGNALED (status) && WTERMSIG (status) == SIGTERM);
+  /* Under valgrind every process has a handler for every signal (see
+   * skip_under_valgrind ()), so the plain one too takes its TERM only once
+   * thawed. */
+  if (!under_valgrind ())
+    {
+      status = reap (plain);
+      g_assert_true (WIFSIGNALED (status) && WTERMSIG (status) == SIGTERM);
+    }
   g_clear_pointer (&freeze, g_free);
   freeze = get (absolute, "cgroup.freeze");
   g_assert_cmpstr (freeze, ==, "1");
 
   put (absolute, "cgroup.freeze", "0");
   g_assert_cmpint (await_note (note), ==, 'T');
+  if (under_valgrind ())
+    {
+      status = reap (plain);
+      g_assert_true (WIFSIGNALED (status) && WTERMSIG (status) == SIGTERM);
+    }
 
   g_assert_no_errno (kill (noting, SIGKILL));
   reap (noting);
