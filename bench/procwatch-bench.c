@@ -29,6 +29,7 @@
 #include <glib-unix.h>
 
 #include "procwatch-bench-procs.h"
+#include "procwatch-io.h"
 
 extern char **environ;
 
@@ -915,8 +916,8 @@ inner_send_tally (const InnerTally *tally)
 {
   int marker = CTL_TALLY;
 
-  bench_write_all (opt_ctl_fd, &marker, sizeof marker);
-  bench_write_all (opt_ctl_fd, tally, sizeof *tally);
+  io_write_all (opt_ctl_fd, &marker, sizeof marker);
+  io_write_all (opt_ctl_fd, tally, sizeof *tally);
 }
 
 /* The pidfd of a child of the inner process, opened by the outer one (no
@@ -1294,9 +1295,9 @@ iter_worker (const char *peer,
   char command;
   int block = 0;
 
-  bench_write_all (ack_fd, "r", 1);
+  io_write_all (ack_fd, "r", 1);
 
-  while (bench_read_all (command_fd, &command, 1) && command == 'b')
+  while (io_read_all (command_fd, &command, 1) && command == 'b')
     {
       /* Alternating which one goes first. */
       int k;
@@ -1310,7 +1311,7 @@ iter_worker (const char *peer,
                          (gint64 *) samples->data, samples->len);
         }
       block++;
-      bench_write_all (ack_fd, "d", 1);
+      io_write_all (ack_fd, "d", 1);
     }
 
   g_clear_object (&owner);
@@ -1391,16 +1392,16 @@ worker_ask (Worker *worker,
   char reply = 0;
 
   if (expected == 'd')
-    bench_write_all (worker->command_fd, "b", 1);
+    io_write_all (worker->command_fd, "b", 1);
 
-  return bench_read_all (worker->ack_fd, &reply, 1) && reply == expected;
+  return io_read_all (worker->ack_fd, &reply, 1) && reply == expected;
 }
 
 /* Told in words: a later worker may hold a copy of this one's pipe. */
 static void
 worker_stop (Worker *worker)
 {
-  bench_write_all (worker->command_fd, "q", 1);
+  io_write_all (worker->command_fd, "q", 1);
   close (worker->command_fd);
   close (worker->ack_fd);
   waitpid (worker->pid, NULL, 0);
@@ -3100,10 +3101,10 @@ list_worker (guint     n,
   list_run_init (&run, n, is_monitor);
   if (is_monitor && !monitor_backend_ok (run.monitor))
     _exit (3);
-  bench_write_all (ack_fd, "r", 1);
+  io_write_all (ack_fd, "r", 1);
 
-  while (bench_read_all (command_fd, command, 1) && command[0] != 'q' &&
-         bench_read_all (command_fd, command + 1, 1))
+  while (io_read_all (command_fd, command, 1) && command[0] != 'q' &&
+         io_read_all (command_fd, command + 1, 1))
     {
       ListPeer peer = command[1];
       gboolean record = command[0] == 'b';
@@ -3119,7 +3120,7 @@ list_worker (guint     n,
 
       if (record)
         list_print_block (&run, peer);
-      bench_write_all (ack_fd, "d", 1);
+      io_write_all (ack_fd, "d", 1);
     }
 
   if (run.monitor != NULL)
@@ -3205,8 +3206,8 @@ cmd_listmodel (void)
         char command[2] = { block < 0 ? 'w' : 'b', config->peer };
         char reply = 0;
 
-        bench_write_all (worker->command_fd, command, 2);
-        if (!bench_read_all (worker->ack_fd, &reply, 1) || reply != 'd')
+        io_write_all (worker->command_fd, command, 2);
+        if (!io_read_all (worker->ack_fd, &reply, 1) || reply != 'd')
           g_error ("procwatch-bench: list-model worker failed");
       }
 
@@ -3299,10 +3300,10 @@ cmd_callgrind (char *self_path)
   /* In exit mode the inner process asks for one death at a time, and hears
    * back once the process has been reaped: it then finds exit and reap
    * together, one wake-up per process for every peer, whatever the timing. */
-  while (bench_read_all (ctl[0], &index, sizeof index))
+  while (io_read_all (ctl[0], &index, sizeof index))
     if (index == CTL_TALLY)
       {
-        if (!bench_read_all (ctl[0], &tally, sizeof tally))
+        if (!io_read_all (ctl[0], &tally, sizeof tally))
           break;
         have_tally = TRUE;
       }
@@ -3327,7 +3328,7 @@ cmd_callgrind (char *self_path)
                !(syscall (SYS_pidfd_send_signal, base + index, 0, NULL, 0) < 0 &&
                  errno == ESRCH))
           ;
-        bench_write_all (ctl[0], "r", 1);
+        io_write_all (ctl[0], "r", 1);
       }
   close (ctl[0]);
   for (i = 0; i < (guint) (child_mode ? 0 : opt_n); i++)
@@ -3451,8 +3452,8 @@ callgrind_list_inner (void)
           int victim = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (process), "bench-index")) - 1;
           char reaped;
 
-          bench_write_all (opt_ctl_fd, &victim, sizeof victim);
-          bench_read_all (opt_ctl_fd, &reaped, 1);
+          io_write_all (opt_ctl_fd, &victim, sizeof victim);
+          io_read_all (opt_ctl_fd, &reaped, 1);
           if (count_exit)
             CALLGRIND_TOGGLE_COLLECT;
           while (counter.n_reaped < (guint) i + 1)
@@ -3590,7 +3591,7 @@ callgrind_child_inner (void)
       GPid pid = spawn_sleeping_child ();
       int pidfd;
 
-      bench_write_all (opt_ctl_fd, &pid, sizeof pid);
+      io_write_all (opt_ctl_fd, &pid, sizeof pid);
       pidfd = receive_fd (opt_ctl_fd);
       if (pidfd < 0)
         g_error ("procwatch-bench: no pidfd for child %d", (int) pid);
@@ -3746,8 +3747,8 @@ cmd_callgrind_inner (void)
         {
           char reaped;
 
-          bench_write_all (opt_ctl_fd, &i, sizeof i);
-          bench_read_all (opt_ctl_fd, &reaped, 1);
+          io_write_all (opt_ctl_fd, &i, sizeof i);
+          io_read_all (opt_ctl_fd, &reaped, 1);
           CALLGRIND_TOGGLE_COLLECT;
           tally.exit_iterations += inner_reaped (epoll_fd, watches, &counter, i + 1);
           tally.settle_iterations += settle_context (context);
