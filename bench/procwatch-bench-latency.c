@@ -242,6 +242,69 @@ out:
   return stamp;
 }
 
+/* The monitor; with --reaped, also how soon "reaped" follows "exited" for a
+ * non-child (into run->reaped_stamp). */
+static gint64
+measure_monitor (LatencyRun  *run,
+                 BenchTarget *target,
+                 gboolean     child,
+                 gint64       delay_us)
+{
+  g_autoptr(ProcwatchProcess) process = NULL;
+  gint64 stamp;
+
+  run->counter.pid = target->pid;
+  run->counter.n_exited = 0;
+  run->counter.n_reaped = 0;
+  process = procwatch_process_monitor_watch_pid (run->monitor, target->pid, NULL);
+  if (process == NULL)
+    return -1;
+
+  /* With --delay-in-loop the monitor probes meanwhile, as it would
+   * in an application: a probing backend's schedule moves on. */
+  if (opt_delay_in_loop)
+    run_loop_for (delay_us, NULL);
+  else
+    sleep_us (delay_us);
+  bench_target_trigger (target);
+  while (run->counter.n_exited == 0)
+    g_main_context_iteration (NULL, TRUE);
+  stamp = run->counter.exited_ns;
+  /* A non-child's parent reaps it at once: how soon "reaped" follows. */
+  if (opt_reaped && !child)
+    {
+      while (run->counter.n_reaped == 0)
+        g_main_context_iteration (NULL, TRUE);
+      run->reaped_stamp = run->counter.reaped_ns;
+    }
+  procwatch_process_monitor_unwatch (run->monitor, target->pid);
+  return stamp;
+}
+
+/* A bare GSource on one epoll fd holding the pidfd. */
+static gint64
+measure_epollsource (LatencyRun  *run,
+                     BenchTarget *target,
+                     gint64       delay_us)
+{
+  struct epoll_event event = { .events = EPOLLIN };
+  int epoll_fd = epoll_create1 (EPOLL_CLOEXEC);
+  int pidfd = bench_pidfd_open (target->pid);
+
+  if (pidfd < 0 || epoll_ctl (epoll_fd, EPOLL_CTL_ADD, pidfd, &event) < 0)
+    {
+      close (epoll_fd);
+      return -1;
+    }
+  g_unix_fd_add (epoll_fd, G_IO_IN, on_fd_ready, run);
+  sleep_us (delay_us);
+  bench_target_trigger (target);
+  run_until_done (run);
+  close (epoll_fd);
+  close (pidfd);
+  return run->stamp;
+}
+
 /* One peer on one fresh process: nanoseconds from the target's stamp just
  * before _exit() to the peer's report, or -1. */
 static gint64
@@ -269,56 +332,11 @@ measure_latency (LatencyRun *run,
       break;
 
     case PEER_MONITOR:
-      {
-        g_autoptr(ProcwatchProcess) process = NULL;
-
-        run->counter.pid = target.pid;
-        run->counter.n_exited = 0;
-        run->counter.n_reaped = 0;
-        process = procwatch_process_monitor_watch_pid (run->monitor, target.pid, NULL);
-        if (process == NULL)
-          break;
-
-        /* With --delay-in-loop the monitor probes meanwhile, as it would
-         * in an application: a probing backend's schedule moves on. */
-        if (opt_delay_in_loop)
-          run_loop_for (delay_us, NULL);
-        else
-          sleep_us (delay_us);
-        bench_target_trigger (&target);
-        while (run->counter.n_exited == 0)
-          g_main_context_iteration (NULL, TRUE);
-        stamp = run->counter.exited_ns;
-        /* A non-child's parent reaps it at once: how soon "reaped" follows. */
-        if (opt_reaped && !child)
-          {
-            while (run->counter.n_reaped == 0)
-              g_main_context_iteration (NULL, TRUE);
-            run->reaped_stamp = run->counter.reaped_ns;
-          }
-        procwatch_process_monitor_unwatch (run->monitor, target.pid);
-      }
+      stamp = measure_monitor (run, &target, child, delay_us);
       break;
 
     case PEER_EPOLLSOURCE:
-      {
-        struct epoll_event event = { .events = EPOLLIN };
-        int epoll_fd = epoll_create1 (EPOLL_CLOEXEC);
-
-        pidfd = bench_pidfd_open (target.pid);
-        if (pidfd < 0 || epoll_ctl (epoll_fd, EPOLL_CTL_ADD, pidfd, &event) < 0)
-          {
-            close (epoll_fd);
-            break;
-          }
-        g_unix_fd_add (epoll_fd, G_IO_IN, on_fd_ready, run);
-        sleep_us (delay_us);
-        bench_target_trigger (&target);
-        run_until_done (run);
-        stamp = run->stamp;
-        close (epoll_fd);
-        close (pidfd);
-      }
+      stamp = measure_epollsource (run, &target, delay_us);
       break;
 
     case PEER_FDSOURCE:
