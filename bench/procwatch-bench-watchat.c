@@ -76,6 +76,113 @@ watchat_one (int                      kind,
   return bench_now_ns () - t0;
 }
 
+/* The floor watches as many of the N as the fd limit leaves room for,
+ * all N where RLIMIT_NOFILE can be raised (CAP_SYS_RESOURCE): its costs
+ * (the fd table's lowest free slot, the epoll tree's depth) hardly change
+ * between 9,000 and 10,000. FALSE if not even the N + --iters of the
+ * monitor fit. */
+static gboolean
+watchat_floor_size (guint  n,
+                    guint  extra,
+                    guint *floor_n)
+{
+  if (!raise_fd_limit_to (2 * (rlim_t) (n + extra) + 256))
+    {
+      struct rlimit limit;
+
+      bench_raise_fd_limit ();
+      getrlimit (RLIMIT_NOFILE, &limit);
+      if (limit.rlim_cur < (rlim_t) (n + 2 * extra) + 512)
+        {
+          g_printerr ("procwatch-bench: RLIMIT_NOFILE %lu is too low for %u watched\n",
+                      (unsigned long) limit.rlim_cur, n);
+          return FALSE;
+        }
+      *floor_n = MIN (n, (guint) (limit.rlim_cur - (n + 2 * extra) - 256));
+    }
+
+  return TRUE;
+}
+
+/* One round: processes N to N + @extra watched by each kind in turns, then
+ * unwatched (the monitor, then the floor); round 0 is not recorded. */
+static void
+watchat_round (ProcwatchProcessMonitor *monitor,
+               int                      epoll_fd,
+               const GPid              *pids,
+               int                     *fds,
+               guint                    n,
+               guint                    extra,
+               int                      round,
+               GArray                 **watch_ns,
+               GArray                 **unwatch_ns)
+{
+  guint i;
+  int k;
+
+  for (i = n; i < n + extra; i++)
+    for (k = 0; k < N_WATCHAT; k++)
+      {
+        int kind = (k + i + round) % N_WATCHAT;
+        gint64 ns = watchat_one (kind, monitor, epoll_fd, pids[i], &fds[i]);
+
+        if (round > 0)
+          g_array_append_val (watch_ns[kind], ns);
+      }
+
+  for (i = n; i < n + extra; i++)
+    {
+      gint64 t0 = bench_now_ns ();
+      gint64 t1, t2;
+
+      procwatch_process_monitor_unwatch (monitor, pids[i]);
+      t1 = bench_now_ns ();
+      epoll_ctl (epoll_fd, EPOLL_CTL_DEL, fds[i], NULL);
+      close (fds[i]);
+      t2 = bench_now_ns ();
+      if (round > 0)
+        {
+          g_array_append_val (unwatch_ns[0], (gint64) { t1 - t0 });
+          g_array_append_val (unwatch_ns[1], (gint64) { t2 - t1 });
+        }
+    }
+}
+
+/* The records, and the arrays freed; @sample says how long the name and
+ * the cgroup of the watched processes are. */
+static void
+watchat_print (ProcwatchProcess  *sample,
+               guint              n,
+               guint              floor_n,
+               GArray           **watch_ns,
+               GArray           **unwatch_ns)
+{
+  int k;
+
+  for (k = 0; k < N_WATCHAT; k++)
+    {
+      g_autofree char *fields = NULL;
+
+      fields = g_strdup_printf ("\"op\": \"watch\", \"peer\": \"%s\", \"n\": %u, "
+                                "\"watched\": %u, \"name_length\": %d, \"cgroup_length\": %d",
+                                watchat_names[k], n, k == WATCHAT_EPOLL ? floor_n : n,
+                                procwatch_process_get_name (sample) != NULL ?
+                                  (int) strlen (procwatch_process_get_name (sample)) : -1,
+                                procwatch_process_get_cgroup (sample) != NULL ?
+                                  (int) strlen (procwatch_process_get_cgroup (sample)) : -1);
+      print_samples ("watchat", fields, (gint64 *) watch_ns[k]->data, watch_ns[k]->len);
+      g_array_unref (watch_ns[k]);
+    }
+  for (k = 0; k < 2; k++)
+    {
+      g_autofree char *fields = g_strdup_printf ("\"op\": \"unwatch\", \"peer\": \"%s\", "
+                                                 "\"n\": %u", watchat_names[k], n);
+
+      print_samples ("watchat", fields, (gint64 *) unwatch_ns[k]->data, unwatch_ns[k]->len);
+      g_array_unref (unwatch_ns[k]);
+    }
+}
+
 int
 cmd_watchat (void)
 {
@@ -94,24 +201,8 @@ cmd_watchat (void)
   guint i;
   int k;
 
-  /* The floor watches as many of the N as the fd limit leaves room for,
-   * all N where RLIMIT_NOFILE can be raised (CAP_SYS_RESOURCE): its costs
-   * (the fd table's lowest free slot, the epoll tree's depth) hardly change
-   * between 9,000 and 10,000. */
-  if (!raise_fd_limit_to (2 * (rlim_t) (n + extra) + 256))
-    {
-      struct rlimit limit;
-
-      bench_raise_fd_limit ();
-      getrlimit (RLIMIT_NOFILE, &limit);
-      if (limit.rlim_cur < (rlim_t) (n + 2 * extra) + 512)
-        {
-          g_printerr ("procwatch-bench: RLIMIT_NOFILE %lu is too low for %u watched\n",
-                      (unsigned long) limit.rlim_cur, n);
-          return 1;
-        }
-      floor_n = MIN (n, (guint) (limit.rlim_cur - (n + 2 * extra) - 256));
-    }
+  if (!watchat_floor_size (n, extra, &floor_n))
+    return 1;
   if (!(opt_sleepers != NULL ? bench_sleepers_spawn_program (&sleepers, n + extra, opt_sleepers)
                              : bench_sleepers_spawn (&sleepers, n + extra)))
     return 1;
@@ -140,57 +231,9 @@ cmd_watchat (void)
   sample = procwatch_process_monitor_watch_pid (monitor, pids[0], NULL);
 
   for (round = 0; round < opt_rounds + 1; round++)
-    {
-      for (i = n; i < n + extra; i++)
-        for (k = 0; k < N_WATCHAT; k++)
-          {
-            int kind = (k + i + round) % N_WATCHAT;
-            gint64 ns = watchat_one (kind, monitor, epoll_fd, pids[i], &fds[i]);
+    watchat_round (monitor, epoll_fd, pids, fds, n, extra, round, watch_ns, unwatch_ns);
 
-            if (round > 0)
-              g_array_append_val (watch_ns[kind], ns);
-          }
-
-      for (i = n; i < n + extra; i++)
-        {
-          gint64 t0 = bench_now_ns ();
-          gint64 t1, t2;
-
-          procwatch_process_monitor_unwatch (monitor, pids[i]);
-          t1 = bench_now_ns ();
-          epoll_ctl (epoll_fd, EPOLL_CTL_DEL, fds[i], NULL);
-          close (fds[i]);
-          t2 = bench_now_ns ();
-          if (round > 0)
-            {
-              g_array_append_val (unwatch_ns[0], (gint64) { t1 - t0 });
-              g_array_append_val (unwatch_ns[1], (gint64) { t2 - t1 });
-            }
-        }
-    }
-
-  for (k = 0; k < N_WATCHAT; k++)
-    {
-      g_autofree char *fields = NULL;
-
-      fields = g_strdup_printf ("\"op\": \"watch\", \"peer\": \"%s\", \"n\": %u, "
-                                "\"watched\": %u, \"name_length\": %d, \"cgroup_length\": %d",
-                                watchat_names[k], n, k == WATCHAT_EPOLL ? floor_n : n,
-                                procwatch_process_get_name (sample) != NULL ?
-                                  (int) strlen (procwatch_process_get_name (sample)) : -1,
-                                procwatch_process_get_cgroup (sample) != NULL ?
-                                  (int) strlen (procwatch_process_get_cgroup (sample)) : -1);
-      print_samples ("watchat", fields, (gint64 *) watch_ns[k]->data, watch_ns[k]->len);
-      g_array_unref (watch_ns[k]);
-    }
-  for (k = 0; k < 2; k++)
-    {
-      g_autofree char *fields = g_strdup_printf ("\"op\": \"unwatch\", \"peer\": \"%s\", "
-                                                 "\"n\": %u", watchat_names[k], n);
-
-      print_samples ("watchat", fields, (gint64 *) unwatch_ns[k]->data, unwatch_ns[k]->len);
-      g_array_unref (unwatch_ns[k]);
-    }
+  watchat_print (sample, n, floor_n, watch_ns, unwatch_ns);
 
   g_clear_object (&sample);
   g_clear_object (&monitor);
