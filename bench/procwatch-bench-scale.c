@@ -256,6 +256,125 @@ scale_iterations (GMainContext *big,
     }
 }
 
+/* Watches the crowd the way @peer does: a monitor counting into @count, or
+ * raw epoll counting into @counter; "none" watches nothing. */
+static void
+scale_watch (const char               *peer,
+             BenchSleepers            *sleepers,
+             guint                     n,
+             ScaleCount               *count,
+             Counter                  *counter,
+             ProcwatchProcessMonitor **monitor,
+             FdWatch                 **watches,
+             int                      *epoll_fd)
+{
+  guint i;
+
+  if (g_str_equal (peer, "monitor"))
+    {
+      *monitor = procwatch_process_monitor_new ();
+      g_signal_connect (*monitor, "exited", G_CALLBACK (on_scale_exited), count);
+      g_signal_connect (*monitor, "reaped", G_CALLBACK (on_scale_reaped), count);
+      for (i = 0; i < n; i++)
+        {
+          g_autoptr(GError) error = NULL;
+          ProcwatchProcess *process;
+
+          process = procwatch_process_monitor_watch_pid (*monitor,
+                                                         g_array_index (sleepers->pids, GPid, i),
+                                                         &error);
+          if (process == NULL)
+            g_error ("procwatch-bench: cannot watch process %u of %u: %s", i, n, error->message);
+          g_object_unref (process);
+        }
+    }
+  else if (g_str_equal (peer, "epoll"))
+    {
+      *watches = g_new0 (FdWatch, n);
+      *epoll_fd = epoll_watch_all (*watches, (GPid *) sleepers->pids->data, n, counter);
+    }
+}
+
+/* The idle iterations of the default context, whose monitor watches the
+ * crowd, against those of a second context whose monitor watches @pid
+ * alone. The caller frees the second monitor and its context after the
+ * crowd's kill, so that no span pays for it. */
+static void
+scale_compare_idle (GPid                      pid,
+                    int                       round,
+                    ProcwatchProcessMonitor **small_monitor,
+                    GMainContext            **small_context)
+{
+  /* Whatever setup left pending first. */
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+
+  *small_context = g_main_context_new ();
+  g_main_context_push_thread_default (*small_context);
+  *small_monitor = procwatch_process_monitor_new ();
+  g_object_unref (procwatch_process_monitor_watch_pid (*small_monitor, pid, NULL));
+  g_main_context_pop_thread_default (*small_context);
+  while (g_main_context_iteration (*small_context, FALSE))
+    ;
+
+  scale_iterations (g_main_context_default (), *small_context, round);
+  procwatch_process_monitor_close (*small_monitor);
+  while (g_main_context_iteration (*small_context, FALSE))
+    ;
+}
+
+/* After the kill at @start: waits for the last "reaped" (the monitor), the
+ * last hang-up (raw epoll, from @counter) or, with nothing watched, the
+ * exit of the sleepers' parent, and puts the tally in @count. */
+static void
+scale_await (ScaleCount    *count,
+             Counter       *counter,
+             BenchSleepers *sleepers,
+             gboolean       monitor,
+             int            epoll_fd,
+             FdWatch       *watches,
+             guint          n,
+             gint64         start)
+{
+  gint64 deadline;
+
+  /* Bounded, so that a lost event ends the run with the count short
+   * instead of hanging it. */
+  deadline = start + G_GINT64_CONSTANT (900) * 1000000000;
+  if (epoll_fd >= 0)
+    {
+      struct epoll_event events[EPOLL_BATCH];
+
+      while (counter->n_reaped < n && bench_now_ns () < deadline)
+        {
+          int ready = epoll_wait (epoll_fd, events, EPOLL_BATCH, 1000);
+          int e;
+
+          for (e = 0; e < ready; e++)
+            epoll_handle (epoll_fd, watches, &events[e]);
+        }
+      count->n_exited = counter->n_exited;
+      count->n_reaped = counter->n_reaped;
+      count->exited_ns = counter->exited_ns;
+      count->reaped_ns = counter->reaped_ns;
+    }
+  else if (!monitor)
+    {
+      GPid spawner = sleepers->spawner;
+
+      while (waitpid (spawner, NULL, 0) < 0 && errno == EINTR)
+        ;
+      sleepers->spawner = 0;
+      count->n_reaped = count->n_exited = n;
+      count->reaped_ns = count->exited_ns = bench_now_ns ();
+    }
+  else
+    {
+      while (count->n_reaped < n && bench_now_ns () < deadline)
+        g_main_context_iteration (NULL, TRUE);
+    }
+}
+
 static gboolean
 measure_scale (const char *peer,
                guint       n,
@@ -270,7 +389,7 @@ measure_scale (const char *peer,
   g_autoptr(ProcwatchProcessMonitor) small_monitor = NULL;
   g_autoptr(GMainContext) small_context = NULL;
   gint64 mem_before, mem_after, spawn_start, spawn_ns, watch_start, watch_ns;
-  gint64 heap_before, heap_grown = 0, start, cpu_start, cpu, deadline;
+  gint64 heap_before, heap_grown = 0, start, cpu_start, cpu;
   KernelMemory kernel_before, kernel_after, kernel_held;
   g_autofree char *kernel_before_json = NULL;
   g_autofree char *kernel_after_json = NULL;
@@ -290,29 +409,7 @@ measure_scale (const char *peer,
   kernel_memory (&kernel_before);
   heap_before = heap_bytes ();
   watch_start = bench_now_ns ();
-  if (g_str_equal (peer, "monitor"))
-    {
-      monitor = procwatch_process_monitor_new ();
-      g_signal_connect (monitor, "exited", G_CALLBACK (on_scale_exited), &count);
-      g_signal_connect (monitor, "reaped", G_CALLBACK (on_scale_reaped), &count);
-      for (i = 0; i < n; i++)
-        {
-          g_autoptr(GError) error = NULL;
-          ProcwatchProcess *process;
-
-          process = procwatch_process_monitor_watch_pid (monitor,
-                                                         g_array_index (sleepers.pids, GPid, i),
-                                                         &error);
-          if (process == NULL)
-            g_error ("procwatch-bench: cannot watch process %u of %u: %s", i, n, error->message);
-          g_object_unref (process);
-        }
-    }
-  else if (g_str_equal (peer, "epoll"))
-    {
-      watches = g_new0 (FdWatch, n);
-      epoll_fd = epoll_watch_all (watches, (GPid *) sleepers.pids->data, n, &counter);
-    }
+  scale_watch (peer, &sleepers, n, &count, &counter, &monitor, &watches, &epoll_fd);
   watch_ns = bench_now_ns () - watch_start;
   kernel_memory (&kernel_after);
   /* What the watches hold of the kernel's memory, once what they left
@@ -331,65 +428,15 @@ measure_scale (const char *peer,
     {
       heap_grown = heap_bytes () - heap_before;
 
-      /* Whatever setup left pending first. */
-      while (g_main_context_iteration (NULL, FALSE))
-        ;
-
-      small_context = g_main_context_new ();
-      g_main_context_push_thread_default (small_context);
-      small_monitor = procwatch_process_monitor_new ();
-      g_object_unref (procwatch_process_monitor_watch_pid (small_monitor,
-                                                           g_array_index (sleepers.pids, GPid, 0),
-                                                           NULL));
-      g_main_context_pop_thread_default (small_context);
-      while (g_main_context_iteration (small_context, FALSE))
-        ;
-
-      scale_iterations (g_main_context_default (), small_context, round);
-      procwatch_process_monitor_close (small_monitor);
-      while (g_main_context_iteration (small_context, FALSE))
-        ;
+      scale_compare_idle (g_array_index (sleepers.pids, GPid, 0), round, &small_monitor,
+                          &small_context);
     }
 
   cpu_start = cpu_ns ();
   start = bench_now_ns ();
   bench_sleepers_kill (&sleepers);
 
-  /* Bounded, so that a lost event ends the run with the count short
-   * instead of hanging it. */
-  deadline = start + G_GINT64_CONSTANT (900) * 1000000000;
-  if (epoll_fd >= 0)
-    {
-      struct epoll_event events[EPOLL_BATCH];
-
-      while (counter.n_reaped < n && bench_now_ns () < deadline)
-        {
-          int ready = epoll_wait (epoll_fd, events, EPOLL_BATCH, 1000);
-          int e;
-
-          for (e = 0; e < ready; e++)
-            epoll_handle (epoll_fd, watches, &events[e]);
-        }
-      count.n_exited = counter.n_exited;
-      count.n_reaped = counter.n_reaped;
-      count.exited_ns = counter.exited_ns;
-      count.reaped_ns = counter.reaped_ns;
-    }
-  else if (monitor == NULL)
-    {
-      GPid spawner = sleepers.spawner;
-
-      while (waitpid (spawner, NULL, 0) < 0 && errno == EINTR)
-        ;
-      sleepers.spawner = 0;
-      count.n_reaped = count.n_exited = n;
-      count.reaped_ns = count.exited_ns = bench_now_ns ();
-    }
-  else
-    {
-      while (count.n_reaped < n && bench_now_ns () < deadline)
-        g_main_context_iteration (NULL, TRUE);
-    }
+  scale_await (&count, &counter, &sleepers, monitor != NULL, epoll_fd, watches, n, start);
   cpu = cpu_ns () - cpu_start;
 
   print_line ("{\"bench\": \"scale\", \"peer\": \"%s\", \"round\": %d, \"n\": %u, "
