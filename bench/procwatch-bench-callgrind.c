@@ -215,6 +215,140 @@ receive_fd (int socket_fd)
   return fd;
 }
 
+/* The pidfds of the @n sleepers, at @base and up, inheritable. */
+static void
+callgrind_hand_over (BenchSleepers *sleepers,
+                     int            base,
+                     guint          n)
+{
+  guint i;
+
+  for (i = 0; i < n; i++)
+    {
+      int fd = bench_pidfd_open (g_array_index (sleepers->pids, GPid, i));
+
+      if (fd < 0 || (fd != base + (int) i && dup2 (fd, base + i) < 0))
+        g_error ("procwatch-bench: cannot hand over pidfd %u: %s", i, g_strerror (errno));
+      if (fd != base + (int) i)
+        close (fd);
+      fcntl (base + i, F_SETFD, 0);
+    }
+}
+
+/* In the forked child: this program's callgrind-inner under valgrind, with
+ * the shim preloaded and ctl[1] to talk back on. */
+G_GNUC_NORETURN static void
+callgrind_exec_inner (const char *self_path,
+                      const char *peer,
+                      int         base,
+                      const int  *ctl)
+{
+  int self_fd = bench_pidfd_open (getpid ());
+  g_autofree char *self_arg = g_strdup_printf ("%d", self_fd);
+  g_autofree char *out_arg = g_strdup_printf ("--callgrind-out-file=%s", opt_out);
+  g_autofree char *n_arg = g_strdup_printf ("--n=%d", opt_n);
+  g_autofree char *iters_arg = g_strdup_printf ("--iters=%d", opt_iters);
+  g_autofree char *base_arg = g_strdup_printf ("--fd-base=%d", base);
+  g_autofree char *ctl_arg = g_strdup_printf ("--ctl-fd=%d", ctl[1]);
+  g_autofree char *mode_arg = g_strdup_printf ("--mode=%s", opt_mode);
+  g_autofree char *peer_arg = g_strdup_printf ("--peers=%s", peer);
+
+  fcntl (self_fd, F_SETFD, 0);
+  fcntl (ctl[1], F_SETFD, 0);
+  close (ctl[0]);
+  g_setenv ("PROCWATCH_BENCH_SELF_PIDFD", self_arg, TRUE);
+  g_setenv ("LD_PRELOAD", opt_shim, TRUE);
+  execl (opt_valgrind, opt_valgrind, "--tool=callgrind", "--collect-atstart=no", "-q",
+         out_arg, self_path, "callgrind-inner", mode_arg, peer_arg, n_arg, iters_arg,
+         base_arg, ctl_arg, (char *) NULL);
+  _exit (127);
+}
+
+/* Answers the inner process's requests on @ctl_fd until it closes it;
+ * TRUE if it sent its tally (into @tally). */
+static gboolean
+callgrind_serve (int            ctl_fd,
+                 BenchSleepers *sleepers,
+                 int            base,
+                 gboolean       child_mode,
+                 InnerTally    *tally)
+{
+  gboolean have_tally = FALSE;
+  int index;
+
+  /* In exit mode the inner process asks for one death at a time, and hears
+   * back once the process has been reaped: it then finds exit and reap
+   * together, one wake-up per process for every peer, whatever the timing. */
+  while (io_read_all (ctl_fd, &index, sizeof index))
+    if (index == CTL_TALLY)
+      {
+        if (!io_read_all (ctl_fd, tally, sizeof *tally))
+          break;
+        have_tally = TRUE;
+      }
+    else if (child_mode)
+      {
+        /* The inner process's child, index its pid: its pidfd goes back. */
+        int pidfd = bench_pidfd_open (index);
+
+        if (pidfd < 0)
+          g_error ("procwatch-bench: pidfd_open (%d): %s", index, g_strerror (errno));
+        send_fd (ctl_fd, pidfd);
+        close (pidfd);
+      }
+    else if (index >= 0 && index < opt_n)
+      {
+        struct pollfd hangup = { base + index, 0, 0 };
+
+        kill (g_array_index (sleepers->pids, GPid, index), SIGKILL);
+        /* Until the reap: the pidfd hangs up (Linux 6.9+); before 6.9
+         * nothing wakes us, and signal 0 is asked every millisecond. */
+        while (!(poll (&hangup, 1, 1) == 1 && (hangup.revents & POLLHUP)) &&
+               !(syscall (SYS_pidfd_send_signal, base + index, 0, NULL, 0) < 0 &&
+                 errno == ESRCH))
+          ;
+        io_write_all (ctl_fd, "r", 1);
+      }
+
+  return have_tally;
+}
+
+/* The record of a finished run from callgrind's @output; @tally is the
+ * inner process's, or NULL if it sent none. */
+static int
+callgrind_report (const char       *output,
+                  const char       *peer,
+                  const InnerTally *tally)
+{
+  g_autofree char *extra = NULL;
+  const char *summary;
+
+  summary = strstr (output, "\nsummary:");
+  if (summary == NULL)
+    summary = strstr (output, "\ntotals:");
+  if (summary == NULL)
+    return 1;
+
+  /* exit and child modes: the part after the callbacks on its own. */
+  if (tally != NULL)
+    {
+      gint64 trailing = callgrind_inclusive (output, "settle_iteration");
+
+      extra = g_strdup_printf (", \"trailing_instructions\": %" G_GINT64_FORMAT ", "
+                               "\"exit_iterations\": %u, \"settle_iterations\": %u",
+                               MAX (trailing, 0), tally->exit_iterations,
+                               tally->settle_iterations);
+    }
+
+  print_line ("{\"bench\": \"callgrind\", \"label\": \"%s\", \"mode\": \"%s\", \"peer\": \"%s\", "
+              "\"n\": %d, \"iters\": %d, \"instructions\": %s%s}",
+              opt_label != NULL ? opt_label : "", opt_mode, peer, opt_n,
+              opt_iters, g_strstrip (g_strndup (strchr (summary, ':') + 1,
+                                                strcspn (strchr (summary, ':') + 1, "\n"))),
+              extra != NULL ? extra : "");
+  return 0;
+}
+
 int
 cmd_callgrind (char *self_path)
 {
@@ -222,13 +356,10 @@ cmd_callgrind (char *self_path)
   const char *peer = opt_peers != NULL ? opt_peers : "monitor";
   int ctl[2] = { -1, -1 };
   int base = -1;
-  int index;
   int status;
   pid_t pid;
   guint i;
   g_autofree char *output = NULL;
-  g_autofree char *extra = NULL;
-  const char *summary;
   gboolean child_mode = g_strcmp0 (opt_mode, "child") == 0;
   InnerTally tally = { 0 };
   gboolean have_tally = FALSE;
@@ -245,16 +376,7 @@ cmd_callgrind (char *self_path)
 
   /* Handed over as one consecutive range, above the few fds of our own. */
   base = 64;
-  for (i = 0; i < (guint) (child_mode ? 0 : opt_n); i++)
-    {
-      int fd = bench_pidfd_open (g_array_index (sleepers.pids, GPid, i));
-
-      if (fd < 0 || (fd != base + (int) i && dup2 (fd, base + i) < 0))
-        g_error ("procwatch-bench: cannot hand over pidfd %u: %s", i, g_strerror (errno));
-      if (fd != base + (int) i)
-        close (fd);
-      fcntl (base + i, F_SETFD, 0);
-    }
+  callgrind_hand_over (&sleepers, base, (guint) (child_mode ? 0 : opt_n));
 
   g_assert (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) == 0);
 
@@ -262,63 +384,11 @@ cmd_callgrind (char *self_path)
   pid = fork ();
   g_assert (pid >= 0);
   if (pid == 0)
-    {
-      int self_fd = bench_pidfd_open (getpid ());
-      g_autofree char *self_arg = g_strdup_printf ("%d", self_fd);
-      g_autofree char *out_arg = g_strdup_printf ("--callgrind-out-file=%s", opt_out);
-      g_autofree char *n_arg = g_strdup_printf ("--n=%d", opt_n);
-      g_autofree char *iters_arg = g_strdup_printf ("--iters=%d", opt_iters);
-      g_autofree char *base_arg = g_strdup_printf ("--fd-base=%d", base);
-      g_autofree char *ctl_arg = g_strdup_printf ("--ctl-fd=%d", ctl[1]);
-      g_autofree char *mode_arg = g_strdup_printf ("--mode=%s", opt_mode);
-      g_autofree char *peer_arg = g_strdup_printf ("--peers=%s", peer);
-
-      fcntl (self_fd, F_SETFD, 0);
-      fcntl (ctl[1], F_SETFD, 0);
-      close (ctl[0]);
-      g_setenv ("PROCWATCH_BENCH_SELF_PIDFD", self_arg, TRUE);
-      g_setenv ("LD_PRELOAD", opt_shim, TRUE);
-      execl (opt_valgrind, opt_valgrind, "--tool=callgrind", "--collect-atstart=no", "-q",
-             out_arg, self_path, "callgrind-inner", mode_arg, peer_arg, n_arg, iters_arg,
-             base_arg, ctl_arg, (char *) NULL);
-      _exit (127);
-    }
+    callgrind_exec_inner (self_path, peer, base, ctl);
 
   close (ctl[1]);
 
-  /* In exit mode the inner process asks for one death at a time, and hears
-   * back once the process has been reaped: it then finds exit and reap
-   * together, one wake-up per process for every peer, whatever the timing. */
-  while (io_read_all (ctl[0], &index, sizeof index))
-    if (index == CTL_TALLY)
-      {
-        if (!io_read_all (ctl[0], &tally, sizeof tally))
-          break;
-        have_tally = TRUE;
-      }
-    else if (child_mode)
-      {
-        /* The inner process's child, index its pid: its pidfd goes back. */
-        int pidfd = bench_pidfd_open (index);
-
-        if (pidfd < 0)
-          g_error ("procwatch-bench: pidfd_open (%d): %s", index, g_strerror (errno));
-        send_fd (ctl[0], pidfd);
-        close (pidfd);
-      }
-    else if (index >= 0 && index < opt_n)
-      {
-        struct pollfd hangup = { base + index, 0, 0 };
-
-        kill (g_array_index (sleepers.pids, GPid, index), SIGKILL);
-        /* Until the reap: the pidfd hangs up (Linux 6.9+); before 6.9
-         * nothing wakes us, and signal 0 is asked every millisecond. */
-        while (!(poll (&hangup, 1, 1) == 1 && (hangup.revents & POLLHUP)) &&
-               !(syscall (SYS_pidfd_send_signal, base + index, 0, NULL, 0) < 0 &&
-                 errno == ESRCH))
-          ;
-        io_write_all (ctl[0], "r", 1);
-      }
+  have_tally = callgrind_serve (ctl[0], &sleepers, base, child_mode, &tally);
   close (ctl[0]);
   for (i = 0; i < (guint) (child_mode ? 0 : opt_n); i++)
     close (base + i);
@@ -334,34 +404,13 @@ cmd_callgrind (char *self_path)
       return 1;
     }
 
-  summary = strstr (output, "\nsummary:");
-  if (summary == NULL)
-    summary = strstr (output, "\ntotals:");
-  if (summary == NULL)
-    return 1;
-
-  /* exit and child modes: the part after the callbacks on its own. */
-  if (have_tally)
-    {
-      gint64 trailing = callgrind_inclusive (output, "settle_iteration");
-
-      extra = g_strdup_printf (", \"trailing_instructions\": %" G_GINT64_FORMAT ", "
-                               "\"exit_iterations\": %u, \"settle_iterations\": %u",
-                               MAX (trailing, 0), tally.exit_iterations,
-                               tally.settle_iterations);
-    }
-
-  print_line ("{\"bench\": \"callgrind\", \"label\": \"%s\", \"mode\": \"%s\", \"peer\": \"%s\", "
-              "\"n\": %d, \"iters\": %d, \"instructions\": %s%s}",
-              opt_label != NULL ? opt_label : "", opt_mode, peer, opt_n,
-              opt_iters, g_strstrip (g_strndup (strchr (summary, ':') + 1,
-                                                strcspn (strchr (summary, ':') + 1, "\n"))),
-              extra != NULL ? extra : "");
-  return 0;
+  return callgrind_report (output, peer, have_tally ? &tally : NULL);
 }
 
-/* Returns the main-loop iterations it ran. */
-static guint
+/* Returns the main-loop iterations it ran. Always inline, as
+ * epoll_run_until (): it runs inside the counted span of every exit, where
+ * a call would count its prologue. */
+G_ALWAYS_INLINE static inline guint
 inner_reaped (int       epoll_fd,
               FdWatch  *watches,
               Counter  *counter,
@@ -625,6 +674,80 @@ callgrind_child_inner (void)
   return 0;
 }
 
+/* Watches the handed-over pidfds with a counting monitor; with
+ * "monitor-held", @held keeps their ProcwatchProcess objects. */
+static ProcwatchProcessMonitor *
+inner_watch_monitor (const char *peer,
+                     Counter    *counter,
+                     GPtrArray  *held)
+{
+  const char *self_fd = g_getenv ("PROCWATCH_BENCH_SELF_PIDFD");
+  ProcwatchProcessMonitor *monitor;
+  int i;
+
+  monitor = counting_monitor_new (counter);
+  if (self_fd != NULL)
+    {
+      g_autoptr(GError) error = NULL;
+      ProcwatchProcess *process;
+
+      process = procwatch_process_monitor_watch_pidfd (monitor, atoi (self_fd), &error);
+      if (process == NULL)
+        g_error ("procwatch-bench: %s", error->message);
+      g_object_unref (process);
+      procwatch_process_monitor_unwatch (monitor, getpid ());
+    }
+
+  for (i = 0; i < opt_n; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      ProcwatchProcess *process;
+
+      process = procwatch_process_monitor_watch_pidfd (monitor, opt_fd_base + i, &error);
+      if (process == NULL)
+        g_error ("procwatch-bench: %s", error->message);
+      if (g_str_equal (peer, "monitor-held"))
+        g_ptr_array_add (held, process);
+      else
+        g_object_unref (process);
+      close (opt_fd_base + i);
+    }
+
+  return monitor;
+}
+
+/* The floor on the handed-over pidfds: returns its epoll fd for "epoll";
+ * for "epollsource" the fd goes on the main loop in @epoll_source, and
+ * -1 is returned. */
+static int
+inner_watch_epoll (const char  *peer,
+                   Counter     *counter,
+                   FdWatch     *watches,
+                   EpollSource *epoll_source)
+{
+  int epoll_fd = epoll_create1 (EPOLL_CLOEXEC);
+  int i;
+
+  for (i = 0; i < opt_n; i++)
+    {
+      struct epoll_event event = { .events = EPOLLIN, .data.u32 = i };
+
+      watches[i].fd = opt_fd_base + i;
+      watches[i].counter = counter;
+      epoll_ctl (epoll_fd, EPOLL_CTL_ADD, watches[i].fd, &event);
+    }
+
+  if (g_str_equal (peer, "epollsource"))
+    {
+      epoll_source->epoll_fd = epoll_fd;
+      epoll_source->watches = watches;
+      g_unix_fd_add (epoll_fd, G_IO_IN, on_epoll_ready, epoll_source);
+      epoll_fd = -1;
+    }
+
+  return epoll_fd;
+}
+
 int
 cmd_callgrind_inner (void)
 {
@@ -650,57 +773,9 @@ cmd_callgrind_inner (void)
     g_main_context_set_poll_func (context, recording_poll);
 
   if (g_str_has_prefix (peer, "monitor"))
-    {
-      const char *self_fd = g_getenv ("PROCWATCH_BENCH_SELF_PIDFD");
-
-      monitor = counting_monitor_new (&counter);
-      if (self_fd != NULL)
-        {
-          g_autoptr(GError) error = NULL;
-          ProcwatchProcess *process;
-
-          process = procwatch_process_monitor_watch_pidfd (monitor, atoi (self_fd), &error);
-          if (process == NULL)
-            g_error ("procwatch-bench: %s", error->message);
-          g_object_unref (process);
-          procwatch_process_monitor_unwatch (monitor, getpid ());
-        }
-
-      for (i = 0; i < opt_n; i++)
-        {
-          g_autoptr(GError) error = NULL;
-          ProcwatchProcess *process;
-
-          process = procwatch_process_monitor_watch_pidfd (monitor, opt_fd_base + i, &error);
-          if (process == NULL)
-            g_error ("procwatch-bench: %s", error->message);
-          if (g_str_equal (peer, "monitor-held"))
-            g_ptr_array_add (held, process);
-          else
-            g_object_unref (process);
-          close (opt_fd_base + i);
-        }
-    }
+    monitor = inner_watch_monitor (peer, &counter, held);
   else if (g_str_has_prefix (peer, "epoll") && g_str_equal (opt_mode, "exit"))
-    {
-      epoll_fd = epoll_create1 (EPOLL_CLOEXEC);
-      for (i = 0; i < opt_n; i++)
-        {
-          struct epoll_event event = { .events = EPOLLIN, .data.u32 = i };
-
-          watches[i].fd = opt_fd_base + i;
-          watches[i].counter = &counter;
-          epoll_ctl (epoll_fd, EPOLL_CTL_ADD, watches[i].fd, &event);
-        }
-
-      if (g_str_equal (peer, "epollsource"))
-        {
-          epoll_source.epoll_fd = epoll_fd;
-          epoll_source.watches = watches;
-          g_unix_fd_add (epoll_fd, G_IO_IN, on_epoll_ready, &epoll_source);
-          epoll_fd = -1;
-        }
-    }
+    epoll_fd = inner_watch_epoll (peer, &counter, watches, &epoll_source);
   else if (g_str_equal (peer, "fdsource"))
     {
       for (i = 0; i < opt_n; i++)
