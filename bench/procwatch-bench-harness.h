@@ -135,7 +135,7 @@ gboolean worker_ask (Worker *worker,
                      char    expected);
 void worker_stop (Worker *worker);
 
-/* The floor: raw pidfds, each on one epoll set, as a program with nothing
+/* The floor: raw pidfds on one epoll set, as a program with nothing
  * else does it. */
 typedef struct
 {
