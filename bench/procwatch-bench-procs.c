@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "procwatch-bench-procs.h"
+#include "procwatch-io.h"
 
 extern char **environ;
 
@@ -34,48 +35,6 @@ int
 bench_pidfd_open (GPid pid)
 {
   return (int) syscall (SYS_pidfd_open, pid, 0);
-}
-
-void
-bench_write_all (int         fd,
-                 const void *data,
-                 gsize       size)
-{
-  const char *p = data;
-
-  while (size > 0)
-    {
-      gssize n = write (fd, p, size);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        _exit (101);
-      p += n;
-      size -= n;
-    }
-}
-
-gboolean
-bench_read_all (int    fd,
-                void  *data,
-                gsize  size)
-{
-  char *p = data;
-
-  while (size > 0)
-    {
-      gssize n = read (fd, p, size);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return FALSE;
-      p += n;
-      size -= n;
-    }
-
-  return TRUE;
 }
 
 void
@@ -154,7 +113,7 @@ run_spawner (guint n)
       setpgid (pid, group != 0 ? group : pid);
       if (group == 0)
         group = pid;
-      bench_write_all (4, &pid, sizeof pid);
+      io_write_all (4, &pid, sizeof pid);
     }
 
   close (4);
@@ -176,12 +135,12 @@ run_target (void)
   gint64 stamp;
   char command;
 
-  bench_write_all (4, &pid, sizeof pid);
-  if (!bench_read_all (3, &command, 1))
+  io_write_all (4, &pid, sizeof pid);
+  if (!io_read_all (3, &command, 1))
     _exit (1);
 
   stamp = bench_now_ns ();
-  bench_write_all (4, &stamp, sizeof stamp);
+  io_write_all (4, &stamp, sizeof stamp);
   _exit (0);
 }
 
@@ -234,7 +193,7 @@ bench_target_spawn (BenchTarget *target,
   close (control[0]);
   close (report[1]);
 
-  g_assert (bench_read_all (report[0], &target->pid, sizeof target->pid));
+  g_assert (io_read_all (report[0], &target->pid, sizeof target->pid));
   if (child)
     target->parent = 0;
 
@@ -245,7 +204,7 @@ bench_target_spawn (BenchTarget *target,
 void
 bench_target_trigger (BenchTarget *target)
 {
-  bench_write_all (target->control_fd, "x", 1);
+  io_write_all (target->control_fd, "x", 1);
 }
 
 void
@@ -253,7 +212,7 @@ bench_target_finish (BenchTarget *target)
 {
   GPid pid = target->parent != 0 ? target->parent : target->pid;
 
-  if (!bench_read_all (target->report_fd, &target->exit_ns, sizeof target->exit_ns))
+  if (!io_read_all (target->report_fd, &target->exit_ns, sizeof target->exit_ns))
     target->exit_ns = 0;
 
   close (target->control_fd);
@@ -307,7 +266,7 @@ sleepers_spawn (BenchSleepers *sleepers,
 
   sleepers->release_fd = release[1];
   sleepers->pids = g_array_sized_new (FALSE, FALSE, sizeof (GPid), n);
-  while (bench_read_all (report[0], &sleeper, sizeof sleeper))
+  while (io_read_all (report[0], &sleeper, sizeof sleeper))
     g_array_append_val (sleepers->pids, sleeper);
   close (report[0]);
 

@@ -15,12 +15,6 @@ G_BEGIN_DECLS
 /* CLOCK_MONOTONIC in nanoseconds: the same clock in every process. */
 gint64   bench_now_ns          (void);
 int      bench_pidfd_open      (GPid     pid);
-void     bench_write_all       (int          fd,
-                                const void  *data,
-                                gsize        size);
-gboolean bench_read_all        (int     fd,
-                                void   *data,
-                                gsize   size);
 /* Raises the soft limit of file descriptors to the hard one. */
 void     bench_raise_fd_limit  (void);
 

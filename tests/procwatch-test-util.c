@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "procwatch-io.h"
 #include "procwatch-linux-private.h"
 #include "procwatch-test-util.h"
 
@@ -35,48 +36,6 @@ struct _TestProcess
   int report_fd;       /* intermediate parent → test: target pid, then status */
   gboolean reaped;
 };
-
-static void
-write_all (int         fd,
-           const void *data,
-           gsize       size)
-{
-  const char *p = data;
-
-  while (size > 0)
-    {
-      gssize n = write (fd, p, size);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        _exit (101);
-      p += n;
-      size -= n;
-    }
-}
-
-static gboolean
-read_all (int    fd,
-          void  *data,
-          gsize  size)
-{
-  char *p = data;
-
-  while (size > 0)
-    {
-      gssize n = read (fd, p, size);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return FALSE;
-      p += n;
-      size -= n;
-    }
-
-  return TRUE;
-}
 
 /* Runs in a forked process: only async-signal-safe calls. */
 /* Dies with its parent, and keeps off the test's output, so that a failed
@@ -132,7 +91,7 @@ run_target (int control_fd)
 
   keep_only_fds (&control_fd, 1);
 
-  if (!read_all (control_fd, &code, 1))
+  if (!io_read_all (control_fd, &code, 1))
     _exit (0);
 
   _exit (code);
@@ -166,13 +125,13 @@ run_intermediate_parent (int      control_read,
     }
 
   close (control_read);
-  write_all (report_write, &target, sizeof target);
+  io_write_all (report_write, &target, sizeof target);
 
   for (;;)
     {
       siginfo_t info;
 
-      if (!read_all (reap_read, &command, 1))
+      if (!io_read_all (reap_read, &command, 1))
         {
           kill (target, SIGKILL);
           command = 'r';
@@ -183,7 +142,7 @@ run_intermediate_parent (int      control_read,
           /* Until the target has exited, leaving it a zombie. */
           while (waitid (P_PID, target, &info, WEXITED | WNOWAIT) < 0 && errno == EINTR)
             ;
-          write_all (report_write, "w", 1);
+          io_write_all (report_write, "w", 1);
           continue;
         }
 
@@ -194,7 +153,7 @@ run_intermediate_parent (int      control_read,
               _exit (103);
         }
 
-      write_all (report_write, &status, sizeof status);
+      io_write_all (report_write, &status, sizeof status);
       _exit (0);
     }
 }
@@ -245,7 +204,7 @@ test_process_spawn (TestProcessKind kind)
       self->parent_pid = pid;
       self->reap_fd = reap[1];
       self->report_fd = report[0];
-      g_assert_true (read_all (self->report_fd, &self->pid, sizeof self->pid));
+      g_assert_true (io_read_all (self->report_fd, &self->pid, sizeof self->pid));
     }
 
   close (control[0]);
@@ -291,7 +250,7 @@ test_process_await_exit (TestProcess *self)
     }
 
   g_assert_cmpint (write (self->reap_fd, "w", 1), ==, 1);
-  g_assert_true (read_all (self->report_fd, &ack, 1));
+  g_assert_true (io_read_all (self->report_fd, &ack, 1));
   g_assert_cmpint (ack, ==, 'w');
 }
 
@@ -311,7 +270,7 @@ test_process_reap (TestProcess *self)
     }
 
   g_assert_cmpint (write (self->reap_fd, "r", 1), ==, 1);
-  g_assert_true (read_all (self->report_fd, &status, sizeof status));
+  g_assert_true (io_read_all (self->report_fd, &status, sizeof status));
   g_assert_cmpint (waitpid (self->parent_pid, NULL, 0), ==, self->parent_pid);
 
   return status;
