@@ -651,6 +651,8 @@ typedef struct
   /* In the parent: callouts of the dispatch that forked, after the fork. */
   guint n_after_fork;
   gboolean dispatch_over;
+  /* The idle that says so: @fork_data lives on the test's stack. */
+  guint dispatch_over_id;
 } ForkInHandler;
 
 /* Whether the callout counts for the parent; in the child, reported. */
@@ -685,6 +687,7 @@ fork_dispatch_over (gpointer user_data)
   ForkInHandler *fork_data = user_data;
 
   fork_data->dispatch_over = TRUE;
+  fork_data->dispatch_over_id = 0;
   return G_SOURCE_REMOVE;
 }
 
@@ -712,7 +715,7 @@ on_exited_fork (ProcwatchProcessMonitor *monitor,
 
   g_assert_no_errno (close (fork_data->report_fd));
   fork_data->report_fd = -1;
-  g_idle_add (fork_dispatch_over, fork_data);
+  fork_data->dispatch_over_id = g_idle_add (fork_dispatch_over, fork_data);
 }
 
 static void
@@ -796,6 +799,7 @@ test_fork_in_handler (void)
   /* 'x' "exited", 'r' "reaped", 'n' a notification, 'w' a wait's callback. */
   g_assert_cmpstr (seen->str, ==, "E");
   g_assert_no_errno (close (report[0]));
+  g_clear_handle_id (&fork_data.dispatch_over_id, g_source_remove);
 
   /* Otherwise nothing was left in the batch for the child to be given. */
   if (fork_data.n_after_fork == 0)
